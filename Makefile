@@ -1,0 +1,35 @@
+# cardsim: every target creates .venv when missing and installs the project into it.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_DIR := results/demo
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/cardsim simulate beggar-my-neighbour --players 2 --games 1000000 --seed 2024 --out $(DEMO_DIR) --force
+	$(BIN)/cardsim report $(DEMO_DIR)
+	@echo "Report: $(DEMO_DIR)/report.html (and report.md)"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m simulate.bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check simulate analysis tests
+	$(BIN)/ruff format --check simulate analysis tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -1,0 +1,132 @@
+"""A report as a list of blocks, rendered to Markdown or to self-contained HTML.
+
+The report's numbers are formatted once, into these blocks; both renderers only lay
+them out, so the two files cannot disagree. In text, `backticks` mark code.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of preformatted cells; ``align`` has one letter per column, ``l`` or ``r``;
+    cells of the ``code`` columns are shown as code."""
+
+    columns: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    align: str
+    code: frozenset[int] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart stored as ``charts/<name>.png`` and ``.svg``; ``alt`` describes it."""
+
+    name: str
+    alt: str
+
+
+Block = Heading | Paragraph | Table | Chart
+
+_CODE = re.compile(r"`([^`]+)`")
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;
+       padding: 0 1rem; line-height: 1.45; color: #111; }
+h1, h2 { border-bottom: 1px solid #bbb; padding-bottom: .2rem; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .92rem; }
+th, td { border: 1px solid #bbb; padding: .25rem .6rem; vertical-align: top; }
+th { background: #eee; }
+td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
+code { font-family: ui-monospace, monospace; font-size: .88rem; word-break: break-all; }
+img { max-width: 100%; height: auto; }
+"""
+
+
+def to_markdown(blocks: Sequence[Block]) -> str:
+    """Markdown text; charts are linked as ``charts/<name>.png`` (with the SVG beside)."""
+    out = []
+    for block in blocks:
+        match block:
+            case Heading(text, level):
+                out.append(f"{'#' * level} {text}")
+            case Paragraph(text):
+                out.append(text)
+            case Table():
+                out.append(_markdown_table(block))
+            case Chart(name, alt):
+                out.append(f"![{alt}](charts/{name}.png)\n\n[SVG version](charts/{name}.svg)")
+    return "\n\n".join(out) + "\n"
+
+
+def _markdown_table(table: Table) -> str:
+    def cell(text: str, col: int) -> str:
+        text = text.replace("|", r"\|")
+        return f"`{text}`" if col in table.code and text else text
+
+    rule = ["---:" if a == "r" else "---" for a in table.align]
+    lines = [table.columns, rule, *([cell(c, i) for i, c in enumerate(r)] for r in table.rows)]
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
+
+
+def to_html(blocks: Sequence[Block], title: str, charts_png: Mapping[str, bytes]) -> str:
+    """A standalone HTML page: inline CSS, charts embedded as base64 PNG from
+    ``charts_png`` (chart name → PNG bytes); it loads nothing from elsewhere."""
+    body = []
+    for block in blocks:
+        match block:
+            case Heading(text, level):
+                body.append(f"<h{level}>{_inline_html(text)}</h{level}>")
+            case Paragraph(text):
+                body.append(f"<p>{_inline_html(text)}</p>")
+            case Table():
+                body.append(_html_table(block))
+            case Chart(name, alt):
+                data = base64.b64encode(charts_png[name]).decode("ascii")
+                body.append(
+                    f'<figure><img src="data:image/png;base64,{data}" '
+                    f'alt="{html.escape(alt)}"></figure>'
+                )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _inline_html(text: str) -> str:
+    return _CODE.sub(r"<code>\1</code>", html.escape(text, quote=False))
+
+
+def _html_table(table: Table) -> str:
+    def row(cells: Sequence[str], tag: str) -> str:
+        parts = []
+        for i, text in enumerate(cells):
+            cls = ' class="r"' if table.align[i] == "r" else ""
+            text = html.escape(text, quote=False)
+            if tag == "td" and i in table.code and text:
+                text = f"<code>{text}</code>"
+            parts.append(f"<{tag}{cls}>{text}</{tag}>")
+        return "<tr>" + "".join(parts) + "</tr>"
+
+    head = row(table.columns, "th")
+    rows = "\n".join(row(r, "td") for r in table.rows)
+    return f"<table>\n<thead>{head}</thead>\n<tbody>\n{rows}\n</tbody>\n</table>"

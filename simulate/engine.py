@@ -1,0 +1,179 @@
+"""The only caller of kernels: validates a request, plays it in chunks, streams the records.
+
+A run of ``games`` games is cut into chunks of consecutive game indices; each chunk is
+played by the game's parallel kernel (all threads), turned into an Arrow table and handed
+to the consumers (a Parquet writer, an in-memory list, a record hunt). Because game ``i``
+depends only on ``(seed, i)``, the chunk size and thread count never change a record.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numba
+import pandas as pd
+import pyarrow as pa
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from .errors import CardsimError
+from .games.beggar import batch, records
+from .games.beggar.rules import BeggarRules
+from .games.registry import GameInfo, check_players, resolve_game
+from .results import RunWriter
+from .rng import MAX_SEED
+
+DEFAULT_CHUNK = 1 << 20
+"""Games per chunk: about 30 MB of records in memory at a time."""
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C (or SIGTERM) stopped a run; the finished chunks were kept."""
+
+    def __init__(self, completed: int, games: int, folder):
+        self.completed, self.games, self.folder = completed, games, folder
+        where = f"; the finished games are in {folder}" if folder else ""
+        super().__init__(f"interrupted after {completed:,} of {games:,} games{where}")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated run request."""
+
+    game: GameInfo
+    players: int
+    games: int
+    seed: int
+    rules: BeggarRules
+    threads: int
+
+    def meta(self) -> dict:
+        """The request as stored in ``run.json``."""
+        return {
+            "game": self.game.name,
+            "players": self.players,
+            "games": self.games,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "threads": self.threads,
+        }
+
+
+def make_request(game, players=None, games=1_000_000, seed=None, threads=None, rules=None):
+    """Validate a run's parameters (raising CardsimError) and fill in the defaults.
+
+    ``rules`` is a rules object, or a dict of knob overrides such as ``{"time_limit": 500}``.
+    A missing seed is drawn at random (and recorded, so the run can be repeated).
+    """
+    info = resolve_game(game)
+    players = info.default_players if players is None else players
+    check_players(info, players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise CardsimError(f"games must be a whole number of at least 1, got {games!r}")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    most = numba.config.NUMBA_NUM_THREADS
+    threads = most if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+        raise CardsimError(f"threads must be from 1 to {most} on this machine, got {threads!r}")
+    if rules is None:
+        rules = BeggarRules()
+    elif isinstance(rules, dict):
+        rules = BeggarRules().with_overrides(rules)
+    elif not isinstance(rules, BeggarRules):
+        raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
+    return Request(info, players, games, seed, rules, threads)
+
+
+def play_chunks(request: Request, chunk_size: int = DEFAULT_CHUNK,
+                progress: bool = False) -> Iterator[pa.Table]:
+    """Play the request chunk by chunk, yielding one Arrow table of records per chunk."""
+    numba.set_num_threads(request.threads)
+    with _progress_bar(request, progress) as advance:
+        for first in range(0, request.games, chunk_size):
+            count = min(chunk_size, request.games - first)
+            columns = batch.play_random(request.seed, first, count, request.players, request.rules)
+            yield records.to_table(first, columns, request.players)
+            advance(count)
+
+
+def run(game: str, players: int | None = None, games: int = 1_000_000, seed: int | None = None,
+        threads: int | None = None, out=None, rules=None, *, progress: bool = False,
+        force: bool = False, chunk_size: int = DEFAULT_CHUNK) -> pd.DataFrame:
+    """Simulate ``games`` games and return their records as a DataFrame (one row per game).
+
+    With ``out``, also writes the run folder (``games.parquet`` and ``run.json``). The
+    DataFrame's ``attrs`` hold the run's metadata (game, players, seed, rules...).
+    """
+    request = make_request(game, players, games, seed, threads, rules)
+    tables: list[pa.Table] = []
+    stream(request, out, force, tables.append, progress=progress, chunk_size=chunk_size)
+    frame = pa.concat_tables(tables).to_pandas()
+    frame.attrs.update(request.meta())
+    return frame
+
+
+def stream(request: Request, out, force: bool, consume: Callable[[pa.Table], None] | None = None,
+           *, progress: bool = False, chunk_size: int = DEFAULT_CHUNK):
+    """Play ``request``, writing the run folder ``out`` (if given) and feeding ``consume``.
+
+    On KeyboardInterrupt the finished chunks are kept (the folder's ``run.json`` says
+    ``"status": "interrupted"``) and :class:`RunInterrupted` is raised.
+    """
+    writer = RunWriter(out, force) if out is not None else None
+    meta = request.meta()
+    started = time.perf_counter()
+    try:
+        for table in play_chunks(request, chunk_size, progress):
+            if writer is not None:
+                writer.write(table)
+            if consume is not None:
+                consume(table)
+    except KeyboardInterrupt:
+        completed = writer.rows if writer is not None else 0
+        if writer is not None:
+            writer.close({**meta, "status": "interrupted",
+                          "elapsed_s": round(time.perf_counter() - started, 3)})
+        raise RunInterrupted(completed, request.games, out) from None
+    if writer is not None:
+        writer.close({**meta, "status": "complete",
+                      "elapsed_s": round(time.perf_counter() - started, 3)})
+
+
+class _progress_bar:
+    """A rich progress bar over games played (a no-op when ``shown`` is false)."""
+
+    def __init__(self, request: Request, shown: bool):
+        self.request, self.shown = request, shown
+        self.bar: Progress | None = None
+
+    def __enter__(self):
+        if not self.shown:
+            return lambda count: None
+        self.bar = Progress(
+            TextColumn(f"{self.request.game.title}, {self.request.players} players"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("games"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        self.bar.start()
+        task = self.bar.add_task("games", total=self.request.games)
+        return lambda count: self.bar.advance(task, count)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False

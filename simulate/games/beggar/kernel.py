@@ -1,0 +1,518 @@
+"""Beggar-My-Neighbour, the compiled kernel: many deals in parallel.
+
+Only court cards matter, so a hand is stored as a few integers instead of a list of cards:
+
+- ``len``   cards in the hand;
+- ``mask``  bit ``i`` set when the ``i``-th card from the top is a court card (52 bits);
+- ``ranks`` the court cards' kinds minus one, two bits each, topmost court in the low bits;
+- ``ncourt`` the number of court cards (the bits set in ``mask``).
+
+Playing a run of plain cards is a shift, the next court card is a count of trailing zeros,
+and a pile goes under a hand with two shifted ORs. A run of plain cards played in turn by
+the seats is skipped in one step. The whole game state (every hand and the leader) is a
+handful of integers, compared exactly after each trick for cycle detection (Brent's
+algorithm, constant memory); the start of a detected loop is found by replaying the deal.
+
+The state of one game lives in an int64 array of ``STATE_SIZE`` (offsets ``ST_*`` below).
+The readable reference is :mod:`.reference`; tests require identical records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...bits import trailing_zeros
+from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...rng_jit import shuffle, stream_init
+from .deal import DECK_SIZE, kind_of_card
+from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
+
+END_OUT, END_CYCLE, END_TIME_LIMIT = range(len(END_NAMES))  # codes: indices into END_NAMES
+
+ST_LEADER = 0
+ST_LEN = 1
+ST_MASK = ST_LEN + MAX_PLAYERS
+ST_RANKS = ST_MASK + MAX_PLAYERS
+ST_NCOURT = ST_RANKS + MAX_PLAYERS
+STATE_SIZE = ST_NCOURT + MAX_PLAYERS
+
+# Scratch rows of one worker: the game, the deal, Brent's tortoise, and a spare.
+ROW_GAME, ROW_DEAL, ROW_TORTOISE, ROW_SPARE = 0, 1, 2, 3
+SCRATCH_ROWS = 4
+
+TRICK_DONE, GAME_OVER, TIME_UP = 0, 1, 2
+NO_LIMIT = np.int64(2**62)
+DEAL_KINDS = np.array([kind_of_card(code) for code in range(DECK_SIZE)], np.int64)
+"""Kind of each card code of the unshuffled deck."""
+BLOCK = 512
+"""Deals per parallel work item."""
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _next_in(alive, seat, n):
+    """The next seat still in (its bit set in ``alive``), clockwise from ``seat``."""
+    seat += 1
+    if seat == n:
+        seat = 0
+    while not (alive >> seat) & 1:
+        seat += 1
+        if seat == n:
+            seat = 0
+    return seat
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def copy_state(target, source):
+    """``target[:] = source`` for two game states, without a temporary."""
+    for i in range(STATE_SIZE):
+        target[i] = source[i]
+
+
+@njit(cache=True, _nrt=False)
+def deal_cards(state, kinds, count, n):
+    """Deal ``kinds[:count]`` (top of the deck first) one at a time from seat 0."""
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    for i in range(count):
+        seat = i % n
+        kind = kinds[i]
+        length = state[ST_LEN + seat]
+        if kind:
+            state[ST_MASK + seat] |= 1 << length
+            state[ST_RANKS + seat] |= (kind - 1) << (2 * state[ST_NCOURT + seat])
+            state[ST_NCOURT + seat] += 1
+        state[ST_LEN + seat] = length + 1
+
+
+@njit(cache=True, _nrt=False)
+def set_hands(state, hands, lengths, n):
+    """Load given hands: ``hands[seat, :lengths[seat]]`` are kinds, top card first."""
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    for seat in range(n):
+        for pos in range(lengths[seat]):
+            kind = hands[seat, pos]
+            if kind:
+                state[ST_MASK + seat] |= 1 << pos
+                state[ST_RANKS + seat] |= (kind - 1) << (2 * state[ST_NCOURT + seat])
+                state[ST_NCOURT + seat] += 1
+        state[ST_LEN + seat] = lengths[seat]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _play_plain(state, seat, count):
+    state[ST_MASK + seat] >>= count
+    state[ST_LEN + seat] -= count
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pop_court(state, seat):
+    """Remove the top card of ``seat``, known to be a court card; return its kind."""
+    kind = (state[ST_RANKS + seat] & 3) + 1
+    state[ST_RANKS + seat] >>= 2
+    state[ST_NCOURT + seat] -= 1
+    state[ST_MASK + seat] >>= 1
+    state[ST_LEN + seat] -= 1
+    return kind
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _take_pile(state, seat, pile_len, pile_mask, pile_ranks, pile_ncourt):
+    length = state[ST_LEN + seat]
+    state[ST_MASK + seat] |= pile_mask << length
+    state[ST_RANKS + seat] |= pile_ranks << (2 * state[ST_NCOURT + seat])
+    state[ST_NCOURT + seat] += pile_ncourt
+    state[ST_LEN + seat] = length + pile_len
+
+
+@njit(cache=True, _nrt=False)
+def _play_in_rotation(state, seat, alive, m, n, rounds, extra):
+    """The ``m`` seats in turn from ``seat`` play plain cards: ``rounds`` each, one more
+    for the first ``extra`` of them."""
+    for k in range(m):
+        _play_plain(state, seat, rounds + (1 if k < extra else 0))
+        seat = _next_in(alive, seat, n)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _trick_of_two(state, lead, other, rules):
+    """:func:`play_trick` when only two seats hold cards and time cannot run out in it.
+
+    The same rules with both hands in local variables: ``x`` is the seat about to act and
+    ``y`` the other, swapped as the turn passes. Returns ``(status, cards_played, seat)``.
+    """
+    sx, lx, mx, rx, cx = lead, state[ST_LEN + lead], state[ST_MASK + lead], state[ST_RANKS + lead], state[ST_NCOURT + lead]
+    sy, ly, my, ry, cy = other, state[ST_LEN + other], state[ST_MASK + other], state[ST_RANKS + other], state[ST_NCOURT + other]
+    # Free play: the leader plays its t-th card at time 2t, the other at 2t + 1.
+    tx = min(trailing_zeros(mx), lx)
+    ty = min(trailing_zeros(my), ly)
+    if tx <= ty:
+        mx >>= tx
+        lx -= tx
+        my >>= tx
+        ly -= tx
+        played = 2 * tx
+    else:
+        mx >>= ty + 1
+        lx -= ty + 1
+        my >>= ty
+        ly -= ty
+        played = 2 * ty + 1
+        sx, lx, mx, rx, cx, sy, ly, my, ry, cy = sy, ly, my, ry, cy, sx, lx, mx, rx, cx
+    pile_len = played
+    pile_mask = 0
+    pile_ranks = 0
+    pile_ncourt = 0
+    # x now acts: it turns a court card, or it is called on with no cards.
+    if lx > 0:
+        while True:
+            kind = (rx & 3) + 1
+            rx >>= 2
+            cx -= 1
+            mx >>= 1
+            lx -= 1
+            pile_mask |= 1 << pile_len
+            pile_ranks |= (kind - 1) << (2 * pile_ncourt)
+            pile_len += 1
+            pile_ncourt += 1
+            played += 1
+            owed = rules[R_PENALTY + kind]
+            # The other seat pays.
+            sx, lx, mx, rx, cx, sy, ly, my, ry, cy = sy, ly, my, ry, cy, sx, lx, mx, rx, cx
+            plain = trailing_zeros(mx)
+            if plain < owed and plain < lx:
+                mx >>= plain
+                lx -= plain
+                pile_len += plain
+                played += plain
+                continue
+            if owed <= lx:
+                mx >>= owed
+                lx -= owed
+                pile_len += owed
+                played += owed
+            else:
+                pile_len += lx
+                played += lx
+                mx = 0
+                lx = 0
+            break
+    # y takes the pile.
+    my |= pile_mask << ly
+    ry |= pile_ranks << (2 * cy)
+    ly += pile_len
+    cy += pile_ncourt
+    state[ST_LEN + sx], state[ST_MASK + sx], state[ST_RANKS + sx], state[ST_NCOURT + sx] = lx, mx, rx, cx
+    state[ST_LEN + sy], state[ST_MASK + sy], state[ST_RANKS + sy], state[ST_NCOURT + sy] = ly, my, ry, cy
+    state[ST_LEADER] = sy
+    if lx == 0:
+        return GAME_OVER, played, sy
+    return TRICK_DONE, played, sy
+
+
+@njit(cache=True, _nrt=False)
+def play_trick(state, n, rules, budget):
+    """Play from the lead until a pile is taken, the game ends, or ``budget`` cards are played.
+
+    Returns ``(status, cards_played, seat)``: ``TRICK_DONE`` with the collector, who now
+    leads; ``GAME_OVER`` with the winner (the last pile taken by it); or ``TIME_UP`` after
+    exactly ``budget`` cards, the pile left out of every hand.
+    """
+    alive = 0
+    m = 0
+    for i in range(n):
+        if state[ST_LEN + i] > 0:
+            alive |= 1 << i
+            m += 1
+    seat = state[ST_LEADER]
+    if m == 2 and budget > DECK_SIZE:
+        return _trick_of_two(state, seat, _next_in(alive, seat, n), rules)
+    owed = 0
+    claimant = -1
+    pile_len = 0
+    pile_mask = 0
+    pile_ranks = 0
+    pile_ncourt = 0
+    played = 0
+    while True:
+        left = budget - played
+        if owed == 0:
+            # Free play: seat k of the rotation plays its t-th card at time t*m + k. The
+            # first event is a court card turned, or a seat called on with no cards.
+            event = NO_LIMIT
+            event_seat = -1
+            event_round = 0
+            event_k = 0
+            r = seat
+            for k in range(m):
+                length = state[ST_LEN + r]
+                t = min(trailing_zeros(state[ST_MASK + r]), length)
+                if t * m + k < event:
+                    event = t * m + k
+                    event_seat = r
+                    event_round = t
+                    event_k = k
+                r = _next_in(alive, r, n)
+            if event >= left:
+                _play_in_rotation(state, seat, alive, m, n, left // m, left % m)
+                return TIME_UP, budget, -1
+            is_court = event_round < state[ST_LEN + event_seat]
+            _play_in_rotation(state, seat, alive, m, n, event_round, event_k)
+            pile_len += event
+            played += event
+            if is_court:
+                kind = _pop_court(state, event_seat)
+                pile_mask |= 1 << pile_len
+                pile_ranks |= (kind - 1) << (2 * pile_ncourt)
+                pile_len += 1
+                pile_ncourt += 1
+                played += 1
+                claimant = event_seat
+                owed = rules[R_PENALTY + kind]
+                seat = _next_in(alive, event_seat, n)
+                if played == budget:
+                    return TIME_UP, played, -1
+            else:
+                alive &= ~(1 << event_seat)
+                m -= 1
+                seat = _next_in(alive, event_seat, n)
+                if m == 1:
+                    _take_pile(state, seat, pile_len, pile_mask, pile_ranks, pile_ncourt)
+                    return GAME_OVER, played, seat
+        else:
+            length = state[ST_LEN + seat]
+            plain = trailing_zeros(state[ST_MASK + seat])
+            if plain < owed and plain < length:
+                # Pays plain cards, then a court card: the next seat pays for that one.
+                if left <= plain:
+                    _play_plain(state, seat, left)
+                    return TIME_UP, budget, -1
+                _play_plain(state, seat, plain)
+                pile_len += plain
+                kind = _pop_court(state, seat)
+                pile_mask |= 1 << pile_len
+                pile_ranks |= (kind - 1) << (2 * pile_ncourt)
+                pile_len += 1
+                pile_ncourt += 1
+                played += plain + 1
+                claimant = seat
+                owed = rules[R_PENALTY + kind]
+                seat = _next_in(alive, seat, n)
+                if played == budget:
+                    return TIME_UP, played, -1
+            elif owed <= length:
+                # Pays the debt in plain cards: the claimant takes the pile and leads.
+                if left < owed:
+                    _play_plain(state, seat, left)
+                    return TIME_UP, budget, -1
+                _play_plain(state, seat, owed)
+                played += owed
+                _take_pile(state, claimant, pile_len + owed, pile_mask, pile_ranks, pile_ncourt)
+                state[ST_LEADER] = claimant
+                holders = 0
+                for i in range(n):
+                    if state[ST_LEN + i] > 0:
+                        holders += 1
+                if holders == 1:
+                    return GAME_OVER, played, claimant
+                return TRICK_DONE, played, claimant
+            else:
+                # Pays all its cards, plain, and is out; the rest of the debt passes on.
+                if left <= length:
+                    _play_plain(state, seat, left)
+                    return TIME_UP, budget, -1
+                _play_plain(state, seat, length)
+                pile_len += length
+                played += length
+                owed -= length
+                alive &= ~(1 << seat)
+                m -= 1
+                seat = _next_in(alive, seat, n)
+                if m == 1:
+                    _take_pile(state, seat, pile_len, pile_mask, pile_ranks, pile_ncourt)
+                    return GAME_OVER, played, seat
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def same_state(a, b, n):
+    """Whether two game states are equal: leader and every hand (plain cards alike)."""
+    if a[ST_LEADER] != b[ST_LEADER]:
+        return False
+    for seat in range(n):
+        if (
+            a[ST_LEN + seat] != b[ST_LEN + seat]
+            or a[ST_MASK + seat] != b[ST_MASK + seat]
+            or a[ST_RANKS + seat] != b[ST_RANKS + seat]
+        ):
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _first_repeat(scratch, n, rules, cycle_tricks):
+    """Replay the deal to find where a loop of ``cycle_tricks`` tricks starts.
+
+    Returns ``(tricks, cards, cycle_cards)`` at the first trick whose state equals an earlier
+    one; ``scratch[ROW_SPARE]`` is then that state.
+    """
+    early = scratch[ROW_TORTOISE]
+    late = scratch[ROW_SPARE]
+    copy_state(early, scratch[ROW_DEAL])
+    copy_state(late, scratch[ROW_DEAL])
+    late_cards = 0
+    for _ in range(cycle_tricks):
+        late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+    start = 0
+    early_cards = 0
+    while not same_state(early, late, n):
+        early_cards += play_trick(early, n, rules, NO_LIMIT)[1]
+        late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+        start += 1
+    return start + cycle_tricks, late_cards, late_cards - early_cards
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _hold(state, n, held):
+    for seat in range(n):
+        held[seat] = state[ST_LEN + seat]
+
+
+@njit(cache=True, _nrt=False)
+def _time_up(state, n, held):
+    """Record the hands when time is up; the winner is the one seat holding the most."""
+    _hold(state, n, held)
+    most = -1
+    winner = -1
+    for seat in range(n):
+        if state[ST_LEN + seat] > most:
+            most = state[ST_LEN + seat]
+            winner = seat
+        elif state[ST_LEN + seat] == most:
+            winner = -1
+    return winner
+
+
+@njit(cache=True, _nrt=False)
+def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
+    """Play on from ``scratch[ROW_GAME]`` (after ``tricks`` tricks) looking for a loop.
+
+    Brent's method with its tortoise in ``scratch[ROW_TORTOISE]``; stops at a loop, at the
+    game's end, or after ``horizon`` tricks in all. Returns ``(cycle_tricks, cards_in)``:
+    the loop length (0 when none was found) and the cards played on the way.
+    """
+    game = scratch[ROW_GAME]
+    tortoise = scratch[ROW_TORTOISE]
+    cards = 0
+    while tricks < horizon:
+        status, played, _ = play_trick(game, n, rules, NO_LIMIT)
+        cards += played
+        tricks += 1
+        if status == GAME_OVER:
+            return 0, cards
+        lam += 1
+        if same_state(game, tortoise, n):
+            return lam, cards
+        if lam == power:
+            copy_state(tortoise, game)
+            power *= 2
+            lam = 0
+    return 0, cards
+
+
+@njit(cache=True, _nrt=False)
+def play_game(scratch, n, rules, held):
+    """Play the deal in ``scratch[ROW_DEAL]`` to its end.
+
+    ``scratch`` is int64[SCRATCH_ROWS, STATE_SIZE]; ``held`` (int8[n]) receives each seat's
+    cards at the end. Returns ``(end, winner, cards, tricks, cycle_cards, cycle_tricks)``.
+    """
+    game = scratch[ROW_GAME]
+    tortoise = scratch[ROW_TORTOISE]
+    boundary = scratch[ROW_SPARE]
+    copy_state(game, scratch[ROW_DEAL])
+    copy_state(tortoise, game)
+    limit = rules[R_TIME_LIMIT]
+    power = 1
+    lam = 0
+    cards = 0
+    tricks = 0
+    while True:
+        budget = NO_LIMIT
+        if limit > 0:
+            budget = limit - cards
+            if budget <= DECK_SIZE:  # the limit may fall inside this trick
+                copy_state(boundary, game)
+        status, played, seat = play_trick(game, n, rules, budget)
+        cards += played
+        time_up = status == TIME_UP
+        if time_up:
+            winner = _time_up(game, n, held)
+            copy_state(game, boundary)
+        else:
+            tricks += 1
+            if status == GAME_OVER:
+                _hold(game, n, held)
+                return END_OUT, seat, cards, tricks, 0, 0
+            lam += 1
+            if same_state(game, tortoise, n):
+                repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
+                _hold(scratch[ROW_SPARE], n, held)
+                return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
+            if lam == power:
+                copy_state(tortoise, game)
+                power *= 2
+                lam = 0
+            if limit > 0 and cards >= limit:
+                time_up = True
+                winner = _time_up(game, n, held)
+        if time_up:
+            # The state may have repeated before the limit without Brent's method noticing
+            # yet: it notices within 3x the tricks of the first repeat, so play on that far.
+            lam, _ = _continue_brent(scratch, n, rules, power, lam, tricks, 3 * tricks + 2)
+            if lam > 0:
+                repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
+                if repeat_tricks <= tricks:
+                    _hold(scratch[ROW_SPARE], n, held)
+                    return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
+            return END_TIME_LIMIT, winner, cards, tricks, 0, 0
+
+
+@njit(cache=True, parallel=True)
+def play_random_deals(key0, key1, first_game, n, rules, cards, tricks, winner, end,
+                      cycle_cards, cycle_tricks, held):
+    """Deal and play games ``first_game .. first_game + len(cards) - 1`` of a run.
+
+    ``key0, key1``: the run seed's words (:func:`simulate.rng.seed_key`); ``rules``: the
+    int64 rule vector. Outputs, one row per game: ``cards``, ``tricks``, ``cycle_cards``,
+    ``cycle_tricks`` int32[G]; ``winner``, ``end`` int8[G]; ``held`` int8[G, n].
+    """
+    count = cards.shape[0]
+    blocks = (count + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
+        deck = np.empty(DECK_SIZE, np.int64)
+        stream = np.empty(RNG_STATE_SIZE, np.int64)
+        for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
+            stream_init(stream, key0, key1, first_game + i, 0)
+            for c in range(DECK_SIZE):
+                deck[c] = DEAL_KINDS[c]
+            shuffle(stream, deck, DECK_SIZE)
+            deal_cards(scratch[ROW_DEAL], deck, DECK_SIZE, n)
+            result = play_game(scratch, n, rules, held[i])
+            end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
+
+
+@njit(cache=True)
+def play_given_deals(hands, lengths, n, rules, cards, tricks, winner, end, cycle_cards,
+                     cycle_tricks, held):
+    """Play given deals: ``hands[g, seat, :lengths[g, seat]]`` are kinds, top first.
+
+    ``hands`` int8[G, 4, 52], ``lengths`` int64[G, 4]; outputs as in
+    :func:`play_random_deals`.
+    """
+    scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
+    for i in range(cards.shape[0]):
+        set_hands(scratch[ROW_DEAL], hands[i], lengths[i], n)
+        result = play_game(scratch, n, rules, held[i])
+        end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result

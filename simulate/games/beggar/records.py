@@ -1,0 +1,42 @@
+"""The per-deal record of Beggar-My-Neighbour: columns, types, meanings, Arrow table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from .rules import END_NAMES
+
+COLUMNS = {
+    "game": ("int64", "index of the deal in the run (its random stream is (seed, game))"),
+    "cards": ("int32", "cards played (up to the first repeated state for a cycle)"),
+    "tricks": ("int32", "piles taken, the final pile to the survivor included"),
+    "winner": ("int8", "winning seat, -1 when none (cycle, or a tie at the time limit)"),
+    "end": (
+        "dictionary<string>",
+        "out: one seat holds every card; cycle: the state repeated, the deal never ends; "
+        "time_limit: stopped after time_limit cards, the seat holding the most wins",
+    ),
+    "cycle_cards": ("int32", "cards played in one turn of the loop (cycle deals; else 0)"),
+    "cycle_tricks": ("int32", "tricks in one turn of the loop (cycle deals; else 0)"),
+    "cards_held_<i>": ("int8", "cards in seat i's hand at the end (the pile excluded)"),
+}
+
+_END_DICTIONARY = pa.array(END_NAMES, pa.string())
+
+
+def to_table(first_game: int, columns: dict[str, np.ndarray], players: int) -> pa.Table:
+    """Arrow table of one chunk of records from the kernel's raw columns."""
+    count = len(columns["cards"])
+    data = {
+        "game": pa.array(np.arange(first_game, first_game + count, dtype=np.int64)),
+        "cards": pa.array(columns["cards"]),
+        "tricks": pa.array(columns["tricks"]),
+        "winner": pa.array(columns["winner"]),
+        "end": pa.DictionaryArray.from_arrays(pa.array(columns["end"]), _END_DICTIONARY),
+        "cycle_cards": pa.array(columns["cycle_cards"]),
+        "cycle_tricks": pa.array(columns["cycle_tricks"]),
+    }
+    for seat in range(players):
+        data[f"cards_held_{seat}"] = pa.array(np.ascontiguousarray(columns["held"][:, seat]))
+    return pa.table(data)

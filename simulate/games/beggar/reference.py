@@ -1,0 +1,147 @@
+"""Beggar-My-Neighbour, the readable reference: the executable rule book.
+
+Plays one deal card by card, exactly as RULES.md says, with no attempt at speed. The
+compiled kernel (:mod:`.kernel`) must produce identical records on the same deals; the tests
+hold the two together. Hands are lists of kinds (see :mod:`.deal`), top card first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+
+from .deal import PLAIN
+from .rules import END_NAMES, BeggarRules
+
+END_OUT, END_CYCLE, END_TIME_LIMIT = END_NAMES
+
+
+@dataclass(frozen=True)
+class BeggarRecord:
+    """The outcome of one deal (the columns of ``games.parquet`` but ``game``)."""
+
+    cards: int
+    """Cards played."""
+    tricks: int
+    """Piles taken, the final pile to the survivor included."""
+    winner: int
+    """Winning seat, -1 when none."""
+    end: str
+    """``out``, ``cycle`` or ``time_limit``."""
+    cycle_cards: int
+    """Cards played in one turn of the loop (cycle games only, else 0)."""
+    cycle_tricks: int
+    """Tricks in one turn of the loop (cycle games only, else 0)."""
+    cards_held: tuple[int, ...]
+    """Cards in each seat's hand at the end."""
+
+
+def play(hands: list[list[int]], rules: BeggarRules | None = None) -> BeggarRecord:
+    """Play a deal to its end and return its record."""
+    return _Game(hands, rules or BeggarRules()).run()
+
+
+class _Game:
+    def __init__(self, hands: list[list[int]], rules: BeggarRules):
+        self.n = len(hands)
+        self.hands = [deque(hand) for hand in hands]
+        self.in_game = [bool(hand) for hand in hands]
+        self.owed_for = (0, *(rules.penalties[rank] for rank in "JQKA"))
+        self.time_limit = rules.time_limit
+        self.pile: list[int] = []
+        self.cards = 0
+        self.tricks = 0
+        self.all_cards = Counter(kind for hand in hands for kind in hand)
+
+    def run(self) -> BeggarRecord:
+        leader = 0
+        # Every state after a trick (and the deal), with the tricks and cards played by then.
+        seen = {self.state(leader): (0, 0)}
+        while True:
+            outcome = self.play_trick(leader)
+            if outcome is not None:
+                return outcome
+            leader = self.collector
+            state = self.state(leader)
+            if state in seen:
+                tricks_then, cards_then = seen[state]
+                return self.record(
+                    -1, END_CYCLE, self.cards - cards_then, self.tricks - tricks_then
+                )
+            seen[state] = (self.tricks, self.cards)
+            if self.time_limit is not None and self.cards >= self.time_limit:
+                return self.time_is_up()
+
+    def state(self, leader: int) -> tuple:
+        """Who leads and every hand; plain cards are alike, so this is the whole game state."""
+        return leader, tuple(tuple(hand) for hand in self.hands)
+
+    def next_in(self, seat: int) -> int:
+        """The next seat still in, clockwise from ``seat``."""
+        seat = (seat + 1) % self.n
+        while not self.in_game[seat]:
+            seat = (seat + 1) % self.n
+        return seat
+
+    def play_trick(self, leader: int) -> BeggarRecord | None:
+        """Play from the lead until a pile is taken; a record if the game ended meanwhile."""
+        seat = leader
+        owed = 0  # cards the called seat must pay; 0 while no court card is down
+        claimant = -1  # the seat that played the last court card
+        while True:
+            if not self.hands[seat]:
+                # Called on with no cards: out. The call passes to the next seat still in,
+                # with the same debt; if that leaves one seat, it takes the pile and wins.
+                self.in_game[seat] = False
+                if sum(self.in_game) == 1:
+                    winner = self.in_game.index(True)
+                    self.take_pile(winner)
+                    return self.record(winner, END_OUT)
+                seat = self.next_in(seat)
+                continue
+            card = self.hands[seat].popleft()
+            self.pile.append(card)
+            self.cards += 1
+            if card != PLAIN:
+                claimant, owed = seat, self.owed_for[card]
+                seat = self.next_in(seat)
+            elif owed == 0:
+                seat = self.next_in(seat)
+            else:
+                owed -= 1
+                if owed == 0:
+                    self.take_pile(claimant)
+                    for other in range(self.n):
+                        if not self.hands[other]:
+                            self.in_game[other] = False
+                    if sum(self.in_game) == 1:
+                        return self.record(claimant, END_OUT)
+                    self.collector = claimant
+                    return None
+            if self.time_limit is not None and self.cards >= self.time_limit:
+                return self.time_is_up()
+
+    def take_pile(self, seat: int) -> None:
+        """The pile goes under ``seat``'s hand in the order played; conservation is checked."""
+        self.hands[seat].extend(self.pile)
+        self.pile.clear()
+        self.tricks += 1
+        held = Counter(kind for hand in self.hands for kind in hand)
+        assert held == self.all_cards, f"cards not conserved: {held} != {self.all_cards}"
+
+    def time_is_up(self) -> BeggarRecord:
+        held = [len(hand) for hand in self.hands]
+        most = max(held)
+        leaders = [seat for seat in range(self.n) if held[seat] == most]
+        return self.record(leaders[0] if len(leaders) == 1 else -1, END_TIME_LIMIT)
+
+    def record(self, winner: int, end: str, cycle_cards: int = 0, cycle_tricks: int = 0):
+        return BeggarRecord(
+            cards=self.cards,
+            tricks=self.tricks,
+            winner=winner,
+            end=end,
+            cycle_cards=cycle_cards,
+            cycle_tricks=cycle_tricks,
+            cards_held=tuple(len(hand) for hand in self.hands),
+        )

@@ -1,0 +1,86 @@
+"""Counter-based random numbers: Philox4x32-10, the readable pure-Python twin.
+
+Every game's randomness is a pure function of ``(seed, game)``: the stream of game ``g``
+under seed ``s`` is the sequence of Philox4x32-10 blocks with
+
+    key     = (s mod 2**32, s // 2**32)            # the 64-bit run seed
+    counter = (block, stream, g mod 2**32, g // 2**32)
+
+for ``block = 0, 1, 2, ...``; each block yields four 32-bit words, used in order. ``stream``
+is 0 for the game's own stream (other values are reserved for independent sub-streams).
+Because no state is carried from one game to the next, results do not depend on thread count,
+chunking or machine.
+
+This module is the specification and imports no numba; :mod:`simulate.rng_jit` is the
+compiled twin used by the kernels, and tests require both to produce the same words.
+"""
+
+from __future__ import annotations
+
+MASK32 = 0xFFFFFFFF
+PHILOX_M0 = 0xD2511F53
+PHILOX_M1 = 0xCD9E8D57
+PHILOX_W0 = 0x9E3779B9
+PHILOX_W1 = 0xBB67AE85
+PHILOX_ROUNDS = 10
+MAX_SEED = 2**64 - 1
+
+
+def philox4x32(counter: tuple[int, int, int, int], key: tuple[int, int]) -> tuple[int, int, int, int]:
+    """One Philox4x32-10 block: four 32-bit words from a 128-bit counter and 64-bit key."""
+    c0, c1, c2, c3 = counter
+    k0, k1 = key
+    for round_ in range(PHILOX_ROUNDS):
+        if round_:
+            k0 = (k0 + PHILOX_W0) & MASK32
+            k1 = (k1 + PHILOX_W1) & MASK32
+        p0 = PHILOX_M0 * c0
+        p1 = PHILOX_M1 * c2
+        c0, c1, c2, c3 = (
+            (p1 >> 32) ^ c1 ^ k0,
+            p1 & MASK32,
+            (p0 >> 32) ^ c3 ^ k1,
+            p0 & MASK32,
+        )
+    return c0, c1, c2, c3
+
+
+def seed_key(seed: int) -> tuple[int, int]:
+    """The Philox key of a run seed: its low and high 32-bit words (0 <= seed < 2**64)."""
+    return seed & MASK32, (seed >> 32) & MASK32
+
+
+class Stream:
+    """The random stream of one game: 32-bit words, bounded integers and shuffles."""
+
+    def __init__(self, seed: int, game: int, stream: int = 0):
+        self.key = seed_key(seed)
+        self.stream = stream
+        self.game = game
+        self.block = 0
+        self.words: list[int] = []
+
+    def next_u32(self) -> int:
+        """The next 32-bit word of the stream."""
+        if not self.words:
+            counter = (self.block, self.stream, self.game & MASK32, (self.game >> 32) & MASK32)
+            self.words = list(philox4x32(counter, self.key))[::-1]
+            self.block += 1
+        return self.words.pop()
+
+    def bounded(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, ``1 <= n <= 2**32`` (Lemire's method, exact)."""
+        product = self.next_u32() * n
+        low = product & MASK32
+        if low < n:
+            threshold = (2**32 - n) % n
+            while low < threshold:
+                product = self.next_u32() * n
+                low = product & MASK32
+        return product >> 32
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle ``items`` in place (Fisher-Yates from the end)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.bounded(i + 1)
+            items[i], items[j] = items[j], items[i]

@@ -1,0 +1,120 @@
+"""Counter-based random numbers: Philox4x32-10 compiled with numba.
+
+The compiled twin of :mod:`simulate.rng` (read that module for the definition of a game's
+stream). Kernels keep a game's stream in a small int64 array, so that it can live in scratch
+space and be passed down to any function that needs randomness:
+
+    state[0:2]  key words (seed low, seed high)
+    state[2:5]  counter words 1..3 (stream id, game low, game high)
+    state[5]    next block number (counter word 0)
+    state[6]    index of the next unused word in the buffer, BUFFER_WORDS when empty
+    state[7:23] the words of the current four blocks
+
+Four consecutive blocks are computed together so that the CPU can overlap their (serial)
+rounds; the words come out in the same order as one block at a time.
+
+All arithmetic that can exceed 2**63 is done in uint64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1
+
+BLOCKS_AT_ONCE = 4
+BUFFER_WORDS = 4 * BLOCKS_AT_ONCE
+STATE_SIZE = 7 + BUFFER_WORDS
+
+_U32 = np.uint64(MASK32)
+_S32 = np.uint64(32)
+_M0 = np.uint64(PHILOX_M0)
+_M1 = np.uint64(PHILOX_M1)
+_W0 = np.uint64(PHILOX_W0)
+_W1 = np.uint64(PHILOX_W1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def philox4x32(c0, c1, c2, c3, k0, k1):
+    """One Philox4x32-10 block; arguments and results are 32-bit values in int64."""
+    x0 = np.uint64(c0)
+    x1 = np.uint64(c1)
+    x2 = np.uint64(c2)
+    x3 = np.uint64(c3)
+    y0 = np.uint64(k0)
+    y1 = np.uint64(k1)
+    for round_ in range(PHILOX_ROUNDS):
+        if round_ > 0:
+            y0 = (y0 + _W0) & _U32
+            y1 = (y1 + _W1) & _U32
+        x0, x1, x2, x3 = _philox_round(x0, x1, x2, x3, y0, y1)
+    return np.int64(x0), np.int64(x1), np.int64(x2), np.int64(x3)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _philox_round(x0, x1, x2, x3, y0, y1):
+    p0 = _M0 * x0
+    p1 = _M1 * x2
+    return (p1 >> _S32) ^ x1 ^ y0, p1 & _U32, (p0 >> _S32) ^ x3 ^ y1, p0 & _U32
+
+
+@njit(cache=True, _nrt=False)
+def _refill(state):
+    """Compute the next four blocks into the buffer (independent, so the CPU overlaps them)."""
+    for i in range(BLOCKS_AT_ONCE):
+        w0, w1, w2, w3 = philox4x32(state[5] + i, state[2], state[3], state[4], state[0], state[1])
+        state[7 + 4 * i] = w0
+        state[8 + 4 * i] = w1
+        state[9 + 4 * i] = w2
+        state[10 + 4 * i] = w3
+    state[5] += BLOCKS_AT_ONCE
+    state[6] = 0
+
+
+@njit(cache=True, _nrt=False)
+def stream_init(state, key0, key1, game, stream):
+    """Point ``state`` (int64[STATE_SIZE]) at the stream of ``game`` (0 <= game < 2**63).
+
+    ``key0, key1`` are the run seed's two 32-bit words, from :func:`simulate.rng.seed_key`.
+    """
+    state[0] = key0
+    state[1] = key1
+    state[2] = stream
+    state[3] = game & MASK32
+    state[4] = game >> 32
+    state[5] = 0
+    state[6] = BUFFER_WORDS
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def next_u32(state):
+    """The next 32-bit word of the stream in ``state``."""
+    if state[6] == BUFFER_WORDS:
+        _refill(state)
+    word = state[7 + state[6]]
+    state[6] += 1
+    return word
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def bounded(state, n):
+    """A uniform integer in ``[0, n)`` for ``1 <= n <= 2**31`` (Lemire's method, exact)."""
+    product = next_u32(state) * n
+    low = product & MASK32
+    if low < n:
+        threshold = ((1 << 32) - n) % n
+        while low < threshold:
+            product = next_u32(state) * n
+            low = product & MASK32
+    return product >> 32
+
+
+@njit(cache=True, _nrt=False)
+def shuffle(state, items, count):
+    """Shuffle ``items[:count]`` in place (Fisher-Yates from the end), as Stream.shuffle."""
+    for i in range(count - 1, 0, -1):
+        j = bounded(state, i + 1)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
