@@ -1,0 +1,204 @@
+"""The ``cardsim`` command line (typer): simulate, play, search, report, rules.
+
+Every user mistake ends in one line on stderr naming the bad value and what is allowed,
+and exit code 2; an interrupted run keeps its finished games and exits with code 130.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import CardsimError
+
+app = typer.Typer(
+    name="cardsim",
+    help="Monte Carlo simulation and statistics for card games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+GameArg = Annotated[str, typer.Argument(help="Game: beggar-my-neighbour (alias bmn).")]
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rule", help="Change a rule knob, KNOB=VALUE (repeatable), e.g. penalties.A=5."),
+]
+PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: the game's).")]
+SeedOpt = Annotated[
+    int | None, typer.Option(help="Run seed, 0 to 2**64-1 (default: drawn at random and shown).")
+]
+ThreadsOpt = Annotated[int | None, typer.Option(help="Worker threads (default: all cores).")]
+
+
+def user_errors(command):
+    """Turn user mistakes into one line and exit code 2, and interruptions into code 130."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        from analysis.errors import ReportError
+
+        try:
+            return command(*args, **kwargs)
+        except (CardsimError, ReportError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(130) from None
+
+    return wrapper
+
+
+def parse_rules(rules: list[str] | None) -> dict[str, str]:
+    """``["penalties.A=5", "time_limit=100"]`` -> ``{"penalties.A": "5", ...}``."""
+    overrides = {}
+    for item in rules or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise CardsimError(f"--rule expects KNOB=VALUE, got {item!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+@app.command()
+@user_errors
+def simulate(
+    game: GameArg,
+    players: PlayersOpt = None,
+    games: Annotated[int, typer.Option(help="Number of games (deals) to play.")] = 1_000_000,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run folder (default: results/<game>-<timestamp>).")
+    ] = None,
+    threads: ThreadsOpt = None,
+    rule: RuleOpt = None,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
+):
+    """Play many games and write DIR/games.parquet (one row per game) and DIR/run.json."""
+    from .engine import RunInterrupted, make_request, stream
+
+    request = make_request(game, players, games, seed, threads, parse_rules(rule))
+    if out is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("results") / f"{request.game.name}-{stamp}"
+    typer.echo(f"{request.game.title}: {request.games:,} games, {request.players} players, "
+               f"seed {request.seed}, {request.threads} threads -> {out}", err=True)
+    try:
+        stream(request, out, force, progress=True)
+    except RunInterrupted as exc:
+        typer.echo(f"{exc}; run.json records the run as interrupted", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {out / 'games.parquet'} and {out / 'run.json'}")
+
+
+@app.command()
+@user_errors
+def play(
+    game: GameArg,
+    deal: Annotated[
+        str, typer.Option(help="The deal, one hand per seat separated by '/', top card first.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rule: RuleOpt = None,
+):
+    """Play one given deal and print how it ends."""
+    from .games.beggar.batch import play_hands
+    from .games.beggar.deal import parse_deal
+    from .games.beggar.rules import END_NAMES, BeggarRules
+    from .games.registry import resolve_game
+
+    resolve_game(game)
+    rules = BeggarRules().with_overrides(parse_rules(rule))
+    hands = parse_deal(deal)
+    columns = play_hands([hands], rules)
+    result = {
+        "cards": int(columns["cards"][0]),
+        "tricks": int(columns["tricks"][0]),
+        "winner": int(columns["winner"][0]),
+        "end": END_NAMES[columns["end"][0]],
+        "cycle_cards": int(columns["cycle_cards"][0]),
+        "cycle_tricks": int(columns["cycle_tricks"][0]),
+    }
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        typer.echo(describe_outcome(result, [int(h) for h in columns["held"][0]]))
+
+
+def describe_outcome(result: dict, held: list[int]) -> str:
+    """One deal's outcome in words."""
+    played = f"{_count(result['cards'], 'card')} and {_count(result['tricks'], 'trick')}"
+    holdings = ", ".join(f"seat {seat} {count}" for seat, count in enumerate(held))
+    if result["end"] == "out":
+        return f"Seat {result['winner']} wins after {played}."
+    if result["end"] == "cycle":
+        return (
+            f"The deal never ends: after {played} the position repeats the one "
+            f"{_count(result['cycle_tricks'], 'trick')} ({_count(result['cycle_cards'], 'card')}) "
+            "earlier, "
+            f"so play loops forever (cards held: {holdings})."
+        )
+    who = "no single seat holds the most" if result["winner"] < 0 else (
+        f"seat {result['winner']} holds the most and wins")
+    return f"Time limit: stopped after {played}; {who} (cards held: {holdings})."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+@app.command()
+@user_errors
+def search(
+    game: GameArg,
+    games: Annotated[int, typer.Option(help="Number of random deals to play.")] = 1_000_000,
+    players: PlayersOpt = None,
+    seed: SeedOpt = None,
+    top: Annotated[int, typer.Option(help="How many of the longest deals to print.")] = 10,
+    threads: ThreadsOpt = None,
+    rule: RuleOpt = None,
+):
+    """Hunt for records: play random deals, print the longest and any that never end."""
+    from .engine import make_request
+    from .search import find_records
+
+    if top < 1:
+        raise CardsimError(f"--top must be at least 1, got {top}")
+    request = make_request(game, players, games, seed, threads, parse_rules(rule))
+    found = find_records(request, top, progress=True)
+    typer.echo(found.text())
+
+
+@app.command()
+@user_errors
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'cardsim simulate'.")],
+    top: Annotated[int, typer.Option(help="How many of the longest deals to list.")] = 10,
+):
+    """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts."""
+    from analysis.report import write_report
+
+    html_path, md_path = write_report(run_dir, top=top)
+    typer.echo(f"wrote {html_path} and {md_path}")
+
+
+@app.command()
+@user_errors
+def rules(game: GameArg, rule: RuleOpt = None):
+    """Print the resolved rules in plain words."""
+    from .games.beggar.rules import BeggarRules
+    from .games.registry import resolve_game
+
+    info = resolve_game(game)
+    typer.echo(f"{info.title}: {BeggarRules().with_overrides(parse_rules(rule)).describe()}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

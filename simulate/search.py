@@ -1,0 +1,75 @@
+"""Record hunting: the longest deals of many random ones, and any that never end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from .engine import Request, stream
+from .games.beggar.deal import deal_string
+
+MAX_CYCLES_KEPT = 1000
+
+
+@dataclass
+class Found:
+    """The longest terminating deals and the non-terminating ones of a search."""
+
+    request: Request
+    top: int
+    longest: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+    """(cards, tricks, game, winner, end) of the longest deals, longest first."""
+    cycles: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """(game, cards, cycle_cards, cycle_tricks) of non-terminating deals, in game order."""
+    cycle_count: int = 0
+
+    def add(self, table: pa.Table) -> None:
+        games = table["game"].to_numpy()
+        cards = table["cards"].to_numpy()
+        ends = table["end"].to_numpy(zero_copy_only=False).astype(str)
+        cyc = np.flatnonzero(ends == "cycle")
+        self.cycle_count += len(cyc)
+        for i in cyc[: max(0, MAX_CYCLES_KEPT - len(self.cycles))]:
+            self.cycles.append((int(games[i]), int(cards[i]),
+                                int(table["cycle_cards"][i].as_py()),
+                                int(table["cycle_tricks"][i].as_py())))
+        ended = np.flatnonzero(ends != "cycle")
+        best = ended[np.argsort(-cards[ended], kind="stable")[: self.top]]
+        tricks, winners = table["tricks"].to_numpy(), table["winner"].to_numpy()
+        merged = self.longest + [
+            (int(cards[i]), int(tricks[i]), int(games[i]), int(winners[i]), str(ends[i]))
+            for i in best
+        ]
+        merged.sort(key=lambda row: (-row[0], row[2]))
+        self.longest = merged[: self.top]
+
+    def text(self) -> str:
+        r = self.request
+        lines = [f"{r.game.title}, {r.players} players: {r.games:,} random deals, seed {r.seed}",
+                 "", f"The {len(self.longest)} longest deals that end:",
+                 f"{'cards':>6} {'tricks':>6} {'game':>10} {'winner':>6}  deal"]
+        for cards, tricks, game, winner, end in self.longest:
+            note = "" if end == "out" else f"  ({end})"
+            lines.append(f"{cards:>6} {tricks:>6} {game:>10} {winner:>6}  "
+                         f"{deal_string(r.seed, game, r.players)}{note}")
+        lines.append("")
+        if not self.cycle_count:
+            lines.append("No deal that never ends was found.")
+        else:
+            lines.append(f"{self.cycle_count:,} deals never end (state repeats):")
+            lines.append(f"{'cards':>6} {'loop':>6} {'tricks':>6} {'game':>10}  deal")
+            for game, cards, cycle_cards, cycle_tricks in self.cycles:
+                lines.append(f"{cards:>6} {cycle_cards:>6} {cycle_tricks:>6} {game:>10}  "
+                             f"{deal_string(r.seed, game, r.players)}")
+            if self.cycle_count > len(self.cycles):
+                lines.append(f"... and {self.cycle_count - len(self.cycles):,} more")
+        return "\n".join(lines)
+
+
+def find_records(request: Request, top: int = 10, progress: bool = False) -> Found:
+    """Play ``request`` without writing records, keeping the longest and looping deals."""
+    found = Found(request, top)
+    stream(request, None, False, found.add, progress=progress)
+    return found
