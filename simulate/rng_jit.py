@@ -13,7 +13,10 @@ space and be passed down to any function that needs randomness:
 Four consecutive blocks are computed together so that the CPU can overlap their (serial)
 rounds; the words come out in the same order as one block at a time.
 
-All arithmetic that can exceed 2**63 is done in uint64.
+All arithmetic that can exceed 2**63 is done in uint64. The functions allocate nothing and
+are compiled with ``_nrt=False`` (no reference counting), so kernels can call them per
+draw; call them from a function compiled the same way, or the reference counting of the
+``state`` argument comes back on every call.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ algorithm, constant memory); the start of a detected loop is found by replaying 
 
 The state of one game lives in an int64 array of ``STATE_SIZE`` (offsets ``ST_*`` below).
 The readable reference is :mod:`.reference`; tests require identical records.
+
+Every function but the two entry points allocates nothing and is compiled with
+``_nrt=False``: without numba's reference counting, passing an array to a helper costs no
+atomic increments, which otherwise dominated the hot loops.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...bits import trailing_zeros
+from ...bits import popcount, trailing_zeros
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...rng_jit import shuffle, stream_init
+from ...rng_jit import bounded, stream_init
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
 
@@ -70,19 +74,57 @@ def copy_state(target, source):
 
 
 @njit(cache=True, _nrt=False)
-def deal_cards(state, kinds, count, n):
-    """Deal ``kinds[:count]`` (top of the deck first) one at a time from seat 0."""
+def deal_random(stream, deck, state, n):
+    """Shuffle the deck with the game's stream and deal it into ``state``.
+
+    The same permutation as :meth:`simulate.rng.Stream.shuffle` (Fisher-Yates from the
+    end) followed by dealing card ``i`` to seat ``i % n``, fused: position ``i`` is final
+    once drawn, so cards are dealt from the bottom of the deck up. ``deck`` is int64[52]
+    scratch.
+    """
+    for c in range(DECK_SIZE):
+        deck[c] = DEAL_KINDS[c]
+    # Each seat's mask and ranks in local values (the seat cycles, a pattern the branch
+    # predictor learns); whether a card is a court card is handled without branches.
+    m0 = m1 = m2 = m3 = 0
+    r0 = r1 = r2 = r3 = 0
+    seat = (DECK_SIZE - 1) % n
+    position = (DECK_SIZE - 1) // n
+    for i in range(DECK_SIZE - 1, -1, -1):
+        kind = deck[0]
+        if i > 0:
+            j = bounded(stream, i + 1)
+            kind = deck[j]
+            deck[j] = deck[i]
+        court = np.int64(kind > 0)
+        bit = court << position
+        shift = 2 * court
+        low = (kind - 1) & -court
+        if seat == 0:
+            m0 |= bit
+            r0 = (r0 << shift) | low
+        elif seat == 1:
+            m1 |= bit
+            r1 = (r1 << shift) | low
+        elif seat == 2:
+            m2 |= bit
+            r2 = (r2 << shift) | low
+        else:
+            m3 |= bit
+            r3 = (r3 << shift) | low
+        seat -= 1
+        if seat < 0:
+            seat = n - 1
+            position -= 1
     for i in range(STATE_SIZE):
         state[i] = 0
-    for i in range(count):
-        seat = i % n
-        kind = kinds[i]
-        length = state[ST_LEN + seat]
-        if kind:
-            state[ST_MASK + seat] |= 1 << length
-            state[ST_RANKS + seat] |= (kind - 1) << (2 * state[ST_NCOURT + seat])
-            state[ST_NCOURT + seat] += 1
-        state[ST_LEN + seat] = length + 1
+    masks = (m0, m1, m2, m3)
+    ranks = (r0, r1, r2, r3)
+    for seat in range(n):
+        state[ST_LEN + seat] = DECK_SIZE // n + (1 if seat < DECK_SIZE % n else 0)
+        state[ST_MASK + seat] = masks[seat]
+        state[ST_RANKS + seat] = ranks[seat]
+        state[ST_NCOURT + seat] = popcount(masks[seat])
 
 
 @njit(cache=True, _nrt=False)
@@ -136,15 +178,15 @@ def _play_in_rotation(state, seat, alive, m, n, rounds, extra):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _trick_of_two(state, lead, other, rules):
-    """:func:`play_trick` when only two seats hold cards and time cannot run out in it.
+def _two_seat_trick(lx, mx, rx, cx, ly, my, ry, cy, rules):
+    """One trick between two seats, on hands held in local values (no time limit).
 
-    The same rules with both hands in local variables: ``x`` is the seat about to act and
-    ``y`` the other, swapped as the turn passes. Returns ``(status, cards_played, seat)``.
+    ``x`` leads, ``y`` is the other seat; each hand is ``(len, mask, ranks, ncourt)``.
+    Returns ``(played, swapped, collector's hand, other hand)`` where ``swapped`` tells
+    whether the collector is ``y``. The other hand is empty when the game is over.
     """
-    sx, lx, mx, rx, cx = lead, state[ST_LEN + lead], state[ST_MASK + lead], state[ST_RANKS + lead], state[ST_NCOURT + lead]
-    sy, ly, my, ry, cy = other, state[ST_LEN + other], state[ST_MASK + other], state[ST_RANKS + other], state[ST_NCOURT + other]
-    # Free play: the leader plays its t-th card at time 2t, the other at 2t + 1.
+    swapped = False
+    # Free play: x plays its t-th card at time 2t, y at 2t + 1.
     tx = min(trailing_zeros(mx), lx)
     ty = min(trailing_zeros(my), ly)
     if tx <= ty:
@@ -159,12 +201,13 @@ def _trick_of_two(state, lead, other, rules):
         my >>= ty
         ly -= ty
         played = 2 * ty + 1
-        sx, lx, mx, rx, cx, sy, ly, my, ry, cy = sy, ly, my, ry, cy, sx, lx, mx, rx, cx
+        lx, mx, rx, cx, ly, my, ry, cy = ly, my, ry, cy, lx, mx, rx, cx
+        swapped = True
     pile_len = played
     pile_mask = 0
     pile_ranks = 0
     pile_ncourt = 0
-    # x now acts: it turns a court card, or it is called on with no cards.
+    # x now acts: it turns a court card, or is called on with no cards (and is out).
     if lx > 0:
         while True:
             kind = (rx & 3) + 1
@@ -178,8 +221,9 @@ def _trick_of_two(state, lead, other, rules):
             pile_ncourt += 1
             played += 1
             owed = rules[R_PENALTY + kind]
-            # The other seat pays.
-            sx, lx, mx, rx, cx, sy, ly, my, ry, cy = sy, ly, my, ry, cy, sx, lx, mx, rx, cx
+            # The other seat pays: plain cards, maybe up to a court card of its own.
+            lx, mx, rx, cx, ly, my, ry, cy = ly, my, ry, cy, lx, mx, rx, cx
+            swapped = not swapped
             plain = trailing_zeros(mx)
             if plain < owed and plain < lx:
                 mx >>= plain
@@ -187,28 +231,47 @@ def _trick_of_two(state, lead, other, rules):
                 pile_len += plain
                 played += plain
                 continue
-            if owed <= lx:
-                mx >>= owed
-                lx -= owed
-                pile_len += owed
-                played += owed
-            else:
-                pile_len += lx
-                played += lx
-                mx = 0
-                lx = 0
+            paid = min(owed, lx)
+            mx >>= paid
+            lx -= paid
+            pile_len += paid
+            played += paid
             break
-    # y takes the pile.
+    # y, the last to play a court card (or the only seat left), takes the pile.
     my |= pile_mask << ly
     ry |= pile_ranks << (2 * cy)
     ly += pile_len
     cy += pile_ncourt
-    state[ST_LEN + sx], state[ST_MASK + sx], state[ST_RANKS + sx], state[ST_NCOURT + sx] = lx, mx, rx, cx
-    state[ST_LEN + sy], state[ST_MASK + sy], state[ST_RANKS + sy], state[ST_NCOURT + sy] = ly, my, ry, cy
-    state[ST_LEADER] = sy
-    if lx == 0:
-        return GAME_OVER, played, sy
-    return TRICK_DONE, played, sy
+    return played, not swapped, ly, my, ry, cy, lx, mx, rx, cx
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _load(state, seat):
+    return (state[ST_LEN + seat], state[ST_MASK + seat], state[ST_RANKS + seat],
+            state[ST_NCOURT + seat])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _store(state, seat, length, mask, ranks, ncourt):
+    state[ST_LEN + seat] = length
+    state[ST_MASK + seat] = mask
+    state[ST_RANKS + seat] = ranks
+    state[ST_NCOURT + seat] = ncourt
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _trick_of_two(state, lead, other, rules):
+    """:func:`play_trick` when two seats hold cards and time cannot run out in the trick."""
+    lx, mx, rx, cx = _load(state, lead)
+    ly, my, ry, cy = _load(state, other)
+    played, swapped, lc, mc, rc, cc, lo, mo, ro, co = _two_seat_trick(
+        lx, mx, rx, cx, ly, my, ry, cy, rules
+    )
+    collector, loser = (other, lead) if swapped else (lead, other)
+    _store(state, collector, lc, mc, rc, cc)
+    _store(state, loser, lo, mo, ro, co)
+    state[ST_LEADER] = collector
+    return (GAME_OVER if lo == 0 else TRICK_DONE), played, collector
 
 
 @njit(cache=True, _nrt=False)
@@ -421,6 +484,56 @@ def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
 
 
 @njit(cache=True, _nrt=False)
+def _play_out_two(scratch, n, rules, held, cards, tricks, power, lam):
+    """Finish a game in which two seats hold cards and there is no time limit.
+
+    The fast path of :func:`play_game`: both hands and Brent's tortoise stay in local
+    values from trick to trick, ``x`` always being the seat that leads. ``cards``,
+    ``tricks``, ``power`` and ``lam`` carry on from the caller. Returns the record tuple.
+    """
+    game = scratch[ROW_GAME]
+    tortoise = scratch[ROW_TORTOISE]
+    sx = game[ST_LEADER]
+    sy = sx
+    for seat in range(n):
+        if seat != sx and game[ST_LEN + seat] > 0:
+            sy = seat
+    lx, mx, rx, cx = _load(game, sx)
+    ly, my, ry, cy = _load(game, sy)
+    # The tortoise in the same leader-first form; a tortoise led by another seat, or with
+    # a third seat holding cards, can never equal a state of this loop.
+    tlead = tortoise[ST_LEADER]
+    tother = sy if tlead == sx else sx
+    tlx, tmx, trx = tortoise[ST_LEN + tlead], tortoise[ST_MASK + tlead], tortoise[ST_RANKS + tlead]
+    tly, tmy, try_ = tortoise[ST_LEN + tother], tortoise[ST_MASK + tother], tortoise[ST_RANKS + tother]
+    if tlead != sx and tlead != sy:
+        tlead = -1
+    while True:
+        played, swapped, lx, mx, rx, cx, ly, my, ry, cy = _two_seat_trick(
+            lx, mx, rx, cx, ly, my, ry, cy, rules
+        )
+        if swapped:
+            sx, sy = sy, sx
+        cards += played
+        tricks += 1
+        if ly == 0:
+            _store(game, sx, lx, mx, rx, cx)
+            _store(game, sy, ly, my, ry, cy)
+            _hold(game, n, held)
+            return END_OUT, sx, cards, tricks, 0, 0
+        lam += 1
+        if (sx == tlead and lx == tlx and mx == tmx and rx == trx and ly == tly and my == tmy
+                and ry == try_):
+            repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
+            _hold(scratch[ROW_SPARE], n, held)
+            return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
+        if lam == power:
+            tlead, tlx, tmx, trx, tly, tmy, try_ = sx, lx, mx, rx, ly, my, ry
+            power *= 2
+            lam = 0
+
+
+@njit(cache=True, _nrt=False)
 def play_game(scratch, n, rules, held):
     """Play the deal in ``scratch[ROW_DEAL]`` to its end.
 
@@ -438,6 +551,12 @@ def play_game(scratch, n, rules, held):
     cards = 0
     tricks = 0
     while True:
+        if limit == 0:
+            holders = 0
+            for i in range(n):
+                holders += game[ST_LEN + i] > 0
+            if holders == 2:
+                return _play_out_two(scratch, n, rules, held, cards, tricks, power, lam)
         budget = NO_LIMIT
         if limit > 0:
             budget = limit - cards
@@ -495,10 +614,7 @@ def play_random_deals(key0, key1, first_game, n, rules, cards, tricks, winner, e
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
             stream_init(stream, key0, key1, first_game + i, 0)
-            for c in range(DECK_SIZE):
-                deck[c] = DEAL_KINDS[c]
-            shuffle(stream, deck, DECK_SIZE)
-            deal_cards(scratch[ROW_DEAL], deck, DECK_SIZE, n)
+            deal_random(stream, deck, scratch[ROW_DEAL], n)
             result = play_game(scratch, n, rules, held[i])
             end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
 
