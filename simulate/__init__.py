@@ -10,8 +10,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
-def run(game, players=None, games=1_000_000, seed=None, threads=None, out=None, rules=None,
-        **options):
+def run(
+    game, players=None, games=1_000_000, seed=None, threads=None, out=None, rules=None, **options
+):
     """Simulate games and return one record per game as a pandas DataFrame.
 
     ``simulate.run("beggar-my-neighbour", players=2, games=10_000, seed=1)``; with

@@ -39,9 +39,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     args = parser.parse_args(argv)
     cores = numba.config.NUMBA_NUM_THREADS
-    print(f"Beggar-My-Neighbour kernel: {args.games:,} deals per run, median of "
-          f"{args.repeats} runs; {cores} threads = all cores "
-          f"({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs)")
+    print(
+        f"Beggar-My-Neighbour kernel: {args.games:,} deals per run, median of "
+        f"{args.repeats} runs; {cores} threads = all cores "
+        f"({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs)"
+    )
     print(f"{'players':>7} {'1 core (deals/s)':>18} {f'{cores} cores (deals/s)':>20} {'ratio':>6}")
     for players in args.players:
         one = deals_per_second(players, args.games, 1, args.repeats)

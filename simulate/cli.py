@@ -82,15 +82,20 @@ def simulate(
 ):
     """Play many games and write DIR/games.parquet (one row per game) and DIR/run.json."""
     from .engine import RunInterrupted, make_request, stream
+    from .results import RunWriter
 
     request = make_request(game, players, games, seed, threads, parse_rules(rule))
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"{request.game.name}-{stamp}"
-    typer.echo(f"{request.game.title}: {request.games:,} games, {request.players} players, "
-               f"seed {request.seed}, {request.threads} threads -> {out}", err=True)
+    writer = RunWriter(out, force)
+    typer.echo(
+        f"{request.game.title}: {request.games:,} games, {request.players} players, "
+        f"seed {request.seed}, {request.threads} threads -> {out}",
+        err=True,
+    )
     try:
-        stream(request, out, force, progress=True)
+        stream(request, writer, progress=True)
     except RunInterrupted as exc:
         typer.echo(f"{exc}; run.json records the run as interrupted", err=True)
         raise typer.Exit(130) from None
@@ -144,8 +149,11 @@ def describe_outcome(result: dict, held: list[int]) -> str:
             "earlier, "
             f"so play loops forever (cards held: {holdings})."
         )
-    who = "no single seat holds the most" if result["winner"] < 0 else (
-        f"seat {result['winner']} holds the most and wins")
+    who = (
+        "no single seat holds the most"
+        if result["winner"] < 0
+        else (f"seat {result['winner']} holds the most and wins")
+    )
     return f"Time limit: stopped after {played}; {who} (cards held: {holdings})."
 
 

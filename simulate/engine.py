@@ -9,13 +9,17 @@ depends only on ``(seed, i)``, the chunk size and thread count never change a re
 from __future__ import annotations
 
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
 import pandas as pd
 import pyarrow as pa
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -37,7 +41,7 @@ DEFAULT_CHUNK = 1 << 20
 
 
 class RunInterrupted(Exception):
-    """Ctrl-C (or SIGTERM) stopped a run; the finished chunks were kept."""
+    """Ctrl-C or SIGTERM stopped a run; the finished chunks were kept."""
 
     def __init__(self, completed: int, games: int, folder):
         self.completed, self.games, self.folder = completed, games, folder
@@ -96,8 +100,9 @@ def make_request(game, players=None, games=1_000_000, seed=None, threads=None, r
     return Request(info, players, games, seed, rules, threads)
 
 
-def play_chunks(request: Request, chunk_size: int = DEFAULT_CHUNK,
-                progress: bool = False) -> Iterator[pa.Table]:
+def play_chunks(
+    request: Request, chunk_size: int = DEFAULT_CHUNK, progress: bool = False
+) -> Iterator[pa.Table]:
     """Play the request chunk by chunk, yielding one Arrow table of records per chunk."""
     numba.set_num_threads(request.threads)
     with _progress_bar(request, progress) as advance:
@@ -108,47 +113,101 @@ def play_chunks(request: Request, chunk_size: int = DEFAULT_CHUNK,
             advance(count)
 
 
-def run(game: str, players: int | None = None, games: int = 1_000_000, seed: int | None = None,
-        threads: int | None = None, out=None, rules=None, *, progress: bool = False,
-        force: bool = False, chunk_size: int = DEFAULT_CHUNK) -> pd.DataFrame:
+def run(
+    game: str,
+    players: int | None = None,
+    games: int = 1_000_000,
+    seed: int | None = None,
+    threads: int | None = None,
+    out=None,
+    rules=None,
+    *,
+    progress: bool = False,
+    force: bool = False,
+    chunk_size: int = DEFAULT_CHUNK,
+) -> pd.DataFrame:
     """Simulate ``games`` games and return their records as a DataFrame (one row per game).
 
-    With ``out``, also writes the run folder (``games.parquet`` and ``run.json``). The
-    DataFrame's ``attrs`` hold the run's metadata (game, players, seed, rules...).
+    With ``out``, also writes the run folder (``games.parquet`` and ``run.json``); a folder
+    that already holds a run is refused unless ``force``. The DataFrame's ``attrs`` hold
+    the run's metadata (game, players, seed, rules...).
     """
     request = make_request(game, players, games, seed, threads, rules)
+    writer = RunWriter(out, force) if out is not None else None
     tables: list[pa.Table] = []
-    stream(request, out, force, tables.append, progress=progress, chunk_size=chunk_size)
+    stream(request, writer, tables.append, progress=progress, chunk_size=chunk_size)
     frame = pa.concat_tables(tables).to_pandas()
     frame.attrs.update(request.meta())
     return frame
 
 
-def stream(request: Request, out, force: bool, consume: Callable[[pa.Table], None] | None = None,
-           *, progress: bool = False, chunk_size: int = DEFAULT_CHUNK):
-    """Play ``request``, writing the run folder ``out`` (if given) and feeding ``consume``.
+def stream(
+    request: Request,
+    writer: RunWriter | None,
+    consume: Callable[[pa.Table], None] | None = None,
+    *,
+    progress: bool = False,
+    chunk_size: int = DEFAULT_CHUNK,
+) -> None:
+    """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
 
-    On KeyboardInterrupt the finished chunks are kept (the folder's ``run.json`` says
-    ``"status": "interrupted"``) and :class:`RunInterrupted` is raised.
+    Ctrl-C and SIGTERM (in the main thread) stop the run at the end of the chunk being
+    played: the chunks finished so far are kept, ``run.json`` says ``"status":
+    "interrupted"``, and :class:`RunInterrupted` is raised. A second signal stops at once.
     """
-    writer = RunWriter(out, force) if out is not None else None
     meta = request.meta()
     started = time.perf_counter()
-    try:
-        for table in play_chunks(request, chunk_size, progress):
+
+    def finish(status: str) -> int:
+        elapsed = round(time.perf_counter() - started, 3)
+        return writer.finish({**meta, "status": status, "elapsed_s": elapsed})
+
+    with _stop_requests() as stop:
+        try:
+            for table in play_chunks(request, chunk_size, progress):
+                if writer is not None:
+                    writer.write(table)
+                if consume is not None:
+                    consume(table)
+                if stop.requested:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            completed = finish("interrupted") if writer is not None else 0
+            raise RunInterrupted(completed, request.games, writer and writer.folder) from None
+        except BaseException:
             if writer is not None:
-                writer.write(table)
-            if consume is not None:
-                consume(table)
-    except KeyboardInterrupt:
-        completed = writer.rows if writer is not None else 0
-        if writer is not None:
-            writer.close({**meta, "status": "interrupted",
-                          "elapsed_s": round(time.perf_counter() - started, 3)})
-        raise RunInterrupted(completed, request.games, out) from None
+                writer.discard()
+            raise
     if writer is not None:
-        writer.close({**meta, "status": "complete",
-                      "elapsed_s": round(time.perf_counter() - started, 3)})
+        finish("complete")
+
+
+class _StopRequest:
+    requested = False
+
+
+@contextmanager
+def _stop_requests():
+    """Turn SIGINT and SIGTERM into a request to stop at the next chunk boundary.
+
+    Signals can only be caught in the main thread; elsewhere this does nothing.
+    """
+    stop = _StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def request_stop(signum, frame):
+        if stop.requested:
+            raise KeyboardInterrupt
+        stop.requested = True
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class _progress_bar:
@@ -168,6 +227,7 @@ class _progress_bar:
             TextColumn("games"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
+            console=Console(stderr=True),
         )
         self.bar.start()
         task = self.bar.add_task("games", total=self.request.games)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-from datetime import datetime, timezone
+import shutil
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from .errors import CardsimError
 GAMES_FILE = "games.parquet"
 META_FILE = "run.json"
 PARTIAL_SUFFIX = ".partial"
+REPORT_FILES = ("report.html", "report.md", "charts")
+"""What a report adds to a run folder: removed when a run is overwritten."""
 _VERSIONED = ("cardsim", "numpy", "numba", "pandas", "pyarrow")
 
 
@@ -49,38 +52,62 @@ def holds_run(path: Path) -> bool:
 
 
 class RunWriter:
-    """Streams record tables into ``DIR/games.parquet`` and finishes with ``DIR/run.json``."""
+    """Streams record tables into ``DIR/games.parquet`` and finishes with ``DIR/run.json``.
+
+    Creating it validates the folder: one that already holds a run is refused unless
+    ``force``, in which case the old run and its report are removed first.
+    """
 
     def __init__(self, folder: str | Path, force: bool = False):
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise CardsimError(f"--out {self.folder} is a file, not a folder")
-        if holds_run(self.folder) and not force:
-            raise CardsimError(
-                f"{self.folder} already holds a run; choose another --out or pass --force "
-                "to overwrite it"
-            )
+        if holds_run(self.folder):
+            if not force:
+                raise CardsimError(
+                    f"{self.folder} already holds a run; choose another --out or pass --force "
+                    "to overwrite it"
+                )
+            self._remove_old_run()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CardsimError(f"cannot create {self.folder}: {exc.strerror}") from None
         self.partial = self.folder / (GAMES_FILE + PARTIAL_SUFFIX)
         self.writer: pq.ParquetWriter | None = None
-        self.rows = 0
+
+    def _remove_old_run(self) -> None:
+        for name in (GAMES_FILE, META_FILE, *REPORT_FILES):
+            old = self.folder / name
+            if old.is_dir():
+                shutil.rmtree(old)
+            elif old.exists():
+                old.unlink()
 
     def write(self, table: pa.Table) -> None:
         """Append one chunk of records (a row group)."""
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.partial, table.schema, compression="zstd")
         self.writer.write_table(table, row_group_size=table.num_rows)
-        self.rows += table.num_rows
 
-    def close(self, meta: dict) -> Path:
-        """Close the Parquet file, move it into place and write ``run.json``."""
+    def finish(self, meta: dict) -> int:
+        """Close the Parquet file, move it into place and write ``run.json``.
+
+        Returns the number of games the file holds (read back from the file, so that it is
+        right even when an interruption came in the middle of a write).
+        """
+        completed = 0
         if self.writer is not None:
             self.writer.close()
+            completed = pq.ParquetFile(self.partial).metadata.num_rows
             os.replace(self.partial, self.folder / GAMES_FILE)
-        meta = {**meta, "completed_games": self.rows, "versions": package_versions()}
-        meta.setdefault("created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        meta = {**meta, "completed_games": completed, "versions": package_versions()}
+        meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
         write_atomic(self.folder / META_FILE, (json.dumps(meta, indent=2) + "\n").encode())
-        return self.folder
+        return completed
+
+    def discard(self) -> None:
+        """Close and delete the unfinished Parquet file (after an error)."""
+        if self.writer is not None:
+            self.writer.close()
+        self.partial.unlink(missing_ok=True)

@@ -26,7 +26,9 @@ PHILOX_ROUNDS = 10
 MAX_SEED = 2**64 - 1
 
 
-def philox4x32(counter: tuple[int, int, int, int], key: tuple[int, int]) -> tuple[int, int, int, int]:
+def philox4x32(
+    counter: tuple[int, int, int, int], key: tuple[int, int]
+) -> tuple[int, int, int, int]:
     """One Philox4x32-10 block: four 32-bit words from a 128-bit counter and 64-bit key."""
     c0, c1, c2, c3 = counter
     k0, k1 = key

@@ -32,9 +32,14 @@ class Found:
         cyc = np.flatnonzero(ends == "cycle")
         self.cycle_count += len(cyc)
         for i in cyc[: max(0, MAX_CYCLES_KEPT - len(self.cycles))]:
-            self.cycles.append((int(games[i]), int(cards[i]),
-                                int(table["cycle_cards"][i].as_py()),
-                                int(table["cycle_tricks"][i].as_py())))
+            self.cycles.append(
+                (
+                    int(games[i]),
+                    int(cards[i]),
+                    int(table["cycle_cards"][i].as_py()),
+                    int(table["cycle_tricks"][i].as_py()),
+                )
+            )
         ended = np.flatnonzero(ends != "cycle")
         best = ended[np.argsort(-cards[ended], kind="stable")[: self.top]]
         tricks, winners = table["tricks"].to_numpy(), table["winner"].to_numpy()
@@ -47,13 +52,18 @@ class Found:
 
     def text(self) -> str:
         r = self.request
-        lines = [f"{r.game.title}, {r.players} players: {r.games:,} random deals, seed {r.seed}",
-                 "", f"The {len(self.longest)} longest deals that end:",
-                 f"{'cards':>6} {'tricks':>6} {'game':>10} {'winner':>6}  deal"]
+        lines = [
+            f"{r.game.title}, {r.players} players: {r.games:,} random deals, seed {r.seed}",
+            "",
+            f"The {len(self.longest)} longest deals that end:",
+            f"{'cards':>6} {'tricks':>6} {'game':>10} {'winner':>6}  deal",
+        ]
         for cards, tricks, game, winner, end in self.longest:
             note = "" if end == "out" else f"  ({end})"
-            lines.append(f"{cards:>6} {tricks:>6} {game:>10} {winner:>6}  "
-                         f"{deal_string(r.seed, game, r.players)}{note}")
+            lines.append(
+                f"{cards:>6} {tricks:>6} {game:>10} {winner:>6}  "
+                f"{deal_string(r.seed, game, r.players)}{note}"
+            )
         lines.append("")
         if not self.cycle_count:
             lines.append("No deal that never ends was found.")
@@ -61,8 +71,10 @@ class Found:
             lines.append(f"{self.cycle_count:,} deals never end (state repeats):")
             lines.append(f"{'cards':>6} {'loop':>6} {'tricks':>6} {'game':>10}  deal")
             for game, cards, cycle_cards, cycle_tricks in self.cycles:
-                lines.append(f"{cards:>6} {cycle_cards:>6} {cycle_tricks:>6} {game:>10}  "
-                             f"{deal_string(r.seed, game, r.players)}")
+                lines.append(
+                    f"{cards:>6} {cycle_cards:>6} {cycle_tricks:>6} {game:>10}  "
+                    f"{deal_string(r.seed, game, r.players)}"
+                )
             if self.cycle_count > len(self.cycles):
                 lines.append(f"... and {self.cycle_count - len(self.cycles):,} more")
         return "\n".join(lines)
@@ -71,5 +83,5 @@ class Found:
 def find_records(request: Request, top: int = 10, progress: bool = False) -> Found:
     """Play ``request`` without writing records, keeping the longest and looping deals."""
     found = Found(request, top)
-    stream(request, None, False, found.add, progress=progress)
+    stream(request, None, found.add, progress=progress)
     return found

@@ -73,8 +73,14 @@ def test_time_limit_around_the_first_repeat():
     # falls in between must still see the deal as a cycle, and one just before it must not.
     for hands, record in cycling_deals(40):
         first_repeat = record.cards
-        for limit in {1, first_repeat - 1, first_repeat, first_repeat + 1,
-                      first_repeat + record.cycle_cards, 3 * first_repeat + 7}:
+        for limit in {
+            1,
+            first_repeat - 1,
+            first_repeat,
+            first_repeat + 1,
+            first_repeat + record.cycle_cards,
+            3 * first_repeat + 7,
+        }:
             if limit < 1:
                 continue
             rules = BeggarRules(time_limit=limit)

@@ -40,8 +40,10 @@ def resolve_game(name: str) -> GameInfo:
 
 
 def check_players(info: GameInfo, players: int) -> None:
-    if isinstance(players, bool) or not isinstance(players, int) or not (
-        info.min_players <= players <= info.max_players
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not (info.min_players <= players <= info.max_players)
     ):
         raise CardsimError(
             f"players must be {info.min_players} to {info.max_players} for {info.name}, "

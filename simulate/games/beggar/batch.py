@@ -65,4 +65,3 @@ def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
             lengths[g, seat] = len(hand)
     columns = _empty_columns(len(deals), players)
     return _call(play_given_deals, columns, hands, lengths, players, rules.to_vector())
-

@@ -62,7 +62,9 @@ def parse_deal(text: str) -> list[list[int]]:
     plain_by_rank: dict[str, int] = {}
     for seat, hand_text in enumerate(seats):
         if not hand_text:
-            raise CardsimError(f"seat {seat} has no cards in {text!r}; every seat needs at least one")
+            raise CardsimError(
+                f"seat {seat} has no cards in {text!r}; every seat needs at least one"
+            )
         hand = []
         for position, letter in enumerate(hand_text.upper()):
             if letter in COURTS:

@@ -247,8 +247,12 @@ def _two_seat_trick(lx, mx, rx, cx, ly, my, ry, cy, rules):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _load(state, seat):
-    return (state[ST_LEN + seat], state[ST_MASK + seat], state[ST_RANKS + seat],
-            state[ST_NCOURT + seat])
+    return (
+        state[ST_LEN + seat],
+        state[ST_MASK + seat],
+        state[ST_RANKS + seat],
+        state[ST_NCOURT + seat],
+    )
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -505,7 +509,11 @@ def _play_out_two(scratch, n, rules, held, cards, tricks, power, lam):
     tlead = tortoise[ST_LEADER]
     tother = sy if tlead == sx else sx
     tlx, tmx, trx = tortoise[ST_LEN + tlead], tortoise[ST_MASK + tlead], tortoise[ST_RANKS + tlead]
-    tly, tmy, try_ = tortoise[ST_LEN + tother], tortoise[ST_MASK + tother], tortoise[ST_RANKS + tother]
+    tly, tmy, try_ = (
+        tortoise[ST_LEN + tother],
+        tortoise[ST_MASK + tother],
+        tortoise[ST_RANKS + tother],
+    )
     if tlead != sx and tlead != sy:
         tlead = -1
     while True:
@@ -522,8 +530,15 @@ def _play_out_two(scratch, n, rules, held, cards, tricks, power, lam):
             _hold(game, n, held)
             return END_OUT, sx, cards, tricks, 0, 0
         lam += 1
-        if (sx == tlead and lx == tlx and mx == tmx and rx == trx and ly == tly and my == tmy
-                and ry == try_):
+        if (
+            sx == tlead
+            and lx == tlx
+            and mx == tmx
+            and rx == trx
+            and ly == tly
+            and my == tmy
+            and ry == try_
+        ):
             repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
             _hold(scratch[ROW_SPARE], n, held)
             return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
@@ -598,8 +613,9 @@ def play_game(scratch, n, rules, held):
 
 
 @njit(cache=True, parallel=True)
-def play_random_deals(key0, key1, first_game, n, rules, cards, tricks, winner, end,
-                      cycle_cards, cycle_tricks, held):
+def play_random_deals(
+    key0, key1, first_game, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
+):
     """Deal and play games ``first_game .. first_game + len(cards) - 1`` of a run.
 
     ``key0, key1``: the run seed's words (:func:`simulate.rng.seed_key`); ``rules``: the
@@ -620,8 +636,9 @@ def play_random_deals(key0, key1, first_game, n, rules, cards, tricks, winner, e
 
 
 @njit(cache=True)
-def play_given_deals(hands, lengths, n, rules, cards, tricks, winner, end, cycle_cards,
-                     cycle_tricks, held):
+def play_given_deals(
+    hands, lengths, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
+):
     """Play given deals: ``hands[g, seat, :lengths[g, seat]]`` are kinds, top first.
 
     ``hands`` int8[G, 4, 52], ``lengths`` int64[G, 4]; outputs as in

@@ -86,7 +86,9 @@ class BeggarRules:
             elif key == "penalties" and isinstance(value, dict):
                 for rank, owed in value.items():
                     if rank not in COURTS:
-                        raise CardsimError(f"unknown court rank '{rank}' in penalties; allowed: J, Q, K, A")
+                        raise CardsimError(
+                            f"unknown court rank '{rank}' in penalties; allowed: J, Q, K, A"
+                        )
                     penalties[rank] = _as_int(f"penalties.{rank}", owed)
             elif key == "time_limit":
                 time_limit = None if value in (None, "none", 0, "0") else _as_int(key, value)

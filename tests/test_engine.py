@@ -1,0 +1,398 @@
+"""The run API: determinism across threads and chunks, run folders, record consistency,
+input validation, overwrite protection and interruption."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from datetime import datetime
+
+import numba
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from pandas.testing import assert_frame_equal
+
+import simulate
+from simulate import engine
+from simulate.errors import CardsimError
+from simulate.results import RunWriter
+from simulate.rng import MAX_SEED
+
+GAME = "beggar-my-neighbour"
+END_VALUES = {"out", "cycle", "time_limit"}
+BASE_COLUMNS = ["game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks"]
+
+
+def held_columns(players: int) -> list[str]:
+    return [f"cards_held_{seat}" for seat in range(players)]
+
+
+def held(frame: pd.DataFrame, players: int) -> np.ndarray:
+    return frame[held_columns(players)].to_numpy(dtype=np.int64)
+
+
+# --- determinism -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_parallel_equals_serial(players):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has fewer than 2 threads on this machine")
+    serial = simulate.run(GAME, players=players, games=20_000, seed=123, threads=1)
+    parallel = simulate.run(GAME, players=players, games=20_000, seed=123, threads=2)
+    assert len(serial) == 20_000
+    assert_frame_equal(serial, parallel)
+    # and the default (all threads) too
+    assert_frame_equal(serial, simulate.run(GAME, players=players, games=20_000, seed=123))
+
+
+def test_chunk_size_does_not_change_records():
+    kwargs = dict(players=2, games=20_000, seed=77, threads=None)
+    default = simulate.run(GAME, **kwargs)
+    for chunk_size in (1000, 7_777):
+        chunked = simulate.run(GAME, **kwargs, chunk_size=chunk_size)
+        assert_frame_equal(default, chunked, obj=f"chunk_size={chunk_size}")
+    assert default["game"].tolist() == list(range(20_000))
+
+
+def test_shorter_run_is_a_prefix_of_a_longer_one():
+    longer = simulate.run(GAME, players=3, games=20_000, seed=9, chunk_size=7_777)
+    k = 5_000
+    shorter = simulate.run(GAME, players=3, games=k + 1, seed=9, chunk_size=1000)
+    assert len(shorter) == k + 1
+    assert_frame_equal(shorter, longer.iloc[: k + 1])
+
+
+def test_alias_and_full_name_agree():
+    assert_frame_equal(
+        simulate.run("bmn", games=2_000, seed=4), simulate.run(GAME, games=2_000, seed=4)
+    )
+
+
+def test_missing_seed_is_drawn_recorded_and_reproducible():
+    first = simulate.run(GAME, games=2_000)
+    seed = first.attrs["seed"]
+    assert isinstance(seed, int) and 0 <= seed <= MAX_SEED
+    assert_frame_equal(first, simulate.run(GAME, games=2_000, seed=seed))
+
+
+def test_same_seed_same_parquet_bytes_and_other_seed_differs(tmp_path):
+    a = simulate.run(GAME, games=5_000, seed=21, out=tmp_path / "a", chunk_size=2_000)
+    b = simulate.run(GAME, games=5_000, seed=21, out=tmp_path / "b", chunk_size=2_000)
+    assert_frame_equal(a, b)
+    bytes_a = (tmp_path / "a" / "games.parquet").read_bytes()
+    bytes_b = (tmp_path / "b" / "games.parquet").read_bytes()
+    assert bytes_a == bytes_b
+    # the file holds what the API returned
+    assert_frame_equal(pd.read_parquet(tmp_path / "a" / "games.parquet"), a)
+
+    other = simulate.run(GAME, games=5_000, seed=22)
+    assert not a["cards"].equals(other["cards"])
+    assert (a["cards"] != other["cards"]).mean() > 0.5
+
+
+# --- run folder -----------------------------------------------------------------------
+
+
+def test_run_json_describes_the_run(tmp_path):
+    out = tmp_path / "run"
+    frame = simulate.run(
+        "bmn",
+        players=3,
+        games=2_500,
+        seed=314,
+        out=out,
+        rules={"time_limit": 400, "penalties.A": 5},
+        chunk_size=1_000,
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "run.json"]
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["game"] == GAME
+    assert meta["players"] == 3
+    assert meta["seed"] == 314
+    assert meta["games"] == 2_500
+    assert meta["completed_games"] == 2_500
+    assert meta["status"] == "complete"
+    assert meta["rules"] == {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 5}, "time_limit": 400}
+    assert set(meta["versions"]) >= {"python", "numpy", "numba", "pandas", "pyarrow", "cardsim"}
+    assert meta["versions"]["numba"] == numba.__version__
+    assert meta["versions"]["cardsim"] == simulate.__version__
+    assert all(isinstance(v, str) and v for v in meta["versions"].values())
+    assert isinstance(meta["elapsed_s"], int | float) and meta["elapsed_s"] >= 0
+    created = datetime.fromisoformat(meta["created"])
+    assert created.tzinfo is not None
+    # the DataFrame carries the same request
+    for key in ("game", "players", "seed", "games", "rules"):
+        assert frame.attrs[key] == meta[key]
+    table = pq.read_table(out / "games.parquet")
+    assert table.num_rows == 2_500
+    assert table.column_names == BASE_COLUMNS + held_columns(3)
+
+
+def test_default_rules_recorded(tmp_path):
+    simulate.run(GAME, games=2_000, seed=1, out=tmp_path / "r")
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["rules"] == {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
+    assert meta["players"] == 2
+
+
+def test_existing_run_refused_without_force_and_overwritten_with_it(tmp_path):
+    out = tmp_path / "run"
+    simulate.run(GAME, games=2_000, seed=1, out=out)
+    parquet_before = (out / "games.parquet").read_bytes()
+    json_before = (out / "run.json").read_bytes()
+
+    with pytest.raises(CardsimError, match="already holds a run"):
+        simulate.run(GAME, games=3_000, seed=2, out=out)
+    assert (out / "games.parquet").read_bytes() == parquet_before
+    assert (out / "run.json").read_bytes() == json_before
+
+    again = simulate.run(GAME, games=3_000, seed=2, out=out, force=True)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["seed"] == 2 and meta["games"] == meta["completed_games"] == 3_000
+    assert_frame_equal(pd.read_parquet(out / "games.parquet"), again)
+    assert not list(out.glob("*.partial"))
+
+
+def test_out_that_is_a_file_is_refused(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    with pytest.raises(CardsimError, match="file"):
+        simulate.run(GAME, games=2_000, seed=1, out=target)
+    assert target.read_text() == "x"
+
+
+# --- record consistency ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_records_are_consistent(players):
+    frame = simulate.run(GAME, players=players, games=20_000, seed=1000 + players)
+    assert list(frame.columns) == BASE_COLUMNS + held_columns(players)
+    assert frame["game"].tolist() == list(range(20_000))
+    ends = frame["end"].astype(str)
+    assert set(ends) <= END_VALUES
+    assert (frame["cards"] >= 1).all()
+    assert ((frame["tricks"] >= 1) & (frame["tricks"] <= frame["cards"])).all()
+
+    hands = held(frame, players)
+    winner = frame["winner"].to_numpy(dtype=np.int64)
+    out = (ends == "out").to_numpy()
+    assert out.any()
+    assert ((winner[out] >= 0) & (winner[out] < players)).all()
+    assert (winner >= -1).all() and (winner < players).all()
+    rows = np.flatnonzero(out)
+    assert (hands[rows, winner[rows]] == 52).all()
+    assert (hands[out].sum(axis=1) == 52).all()
+    assert ((hands[out] == 0).sum(axis=1) == players - 1).all()
+
+    not_cycle = (ends != "cycle").to_numpy()
+    assert (frame["cycle_cards"].to_numpy()[not_cycle] == 0).all()
+    assert (frame["cycle_tricks"].to_numpy()[not_cycle] == 0).all()
+    cycle = ~not_cycle
+    assert (winner[cycle] == -1).all()
+    assert (frame["cycle_cards"].to_numpy()[cycle] > 0).all()
+    assert (frame["cycle_tricks"].to_numpy()[cycle] > 0).all()
+    # with no time limit, no game ends on one
+    assert not (ends == "time_limit").any()
+
+
+def test_three_players_hold_all_cards_when_a_seat_wins():
+    frame = simulate.run(GAME, players=3, games=10_000, seed=5)
+    out = (frame["end"].astype(str) == "out").to_numpy()
+    hands = held(frame, 3)
+    assert out.sum() > 9_000
+    assert (hands[out].sum(axis=1) == 52).all()
+    # the deal gives seat 0 one more card, but every seat wins some games
+    assert set(frame.loc[out, "winner"]) == {0, 1, 2}
+
+
+def test_cycle_record_fields():
+    """Random deals almost never cycle, so the cycle fields are checked on RULES.md's deal."""
+    from simulate.games.beggar.batch import play_hands
+    from simulate.games.beggar.deal import parse_deal
+    from simulate.games.beggar.rules import END_NAMES, BeggarRules
+
+    columns = play_hands([parse_deal("J23/4J5"), parse_deal("J/3J")], BeggarRules())
+    assert END_NAMES[columns["end"][0]] == "cycle"
+    assert (columns["cards"][0], columns["tricks"][0]) == (8, 3)
+    assert (columns["cycle_cards"][0], columns["cycle_tricks"][0]) == (6, 2)
+    assert columns["winner"][0] == -1
+    assert END_NAMES[columns["end"][1]] == "out"
+    assert (columns["cycle_cards"][1], columns["cycle_tricks"][1]) == (0, 0)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_time_limit_records(players):
+    limit = 100
+    frame = simulate.run(
+        GAME, players=players, games=20_000, seed=55 + players, rules={"time_limit": limit}
+    )
+    assert frame.attrs["rules"]["time_limit"] == limit
+    ends = frame["end"].astype(str).to_numpy()
+    cards = frame["cards"].to_numpy()
+    assert (cards <= limit).all()
+    limited = ends == "time_limit"
+    assert limited.any() and (ends == "out").any()
+    assert (cards[limited] == limit).all()
+    assert (frame["cycle_cards"].to_numpy()[limited] == 0).all()
+
+    hands = held(frame, players)[limited]
+    winner = frame["winner"].to_numpy(dtype=np.int64)[limited]
+    most = hands.max(axis=1)
+    holders = (hands == most[:, None]).sum(axis=1)
+    expected = np.where(holders == 1, hands.argmax(axis=1), -1)
+    np.testing.assert_array_equal(winner, expected)
+    assert (hands.sum(axis=1) <= 52).all()
+    if players == 2:
+        assert (winner == -1).any()  # ties happen at the limit
+    assert (winner >= 0).any()
+
+    # the games that ended before the limit are exactly those of the unlimited run
+    free = simulate.run(GAME, players=players, games=20_000, seed=55 + players)
+    early = ends == "out"
+    assert_frame_equal(frame[early], free[early])
+    assert (free["cards"].to_numpy()[limited] >= limit).all()
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"game": "chess"}, ["chess"]),
+        ({"players": 1}, ["players", "got 1"]),
+        ({"players": 5}, ["players", "got 5"]),
+        ({"games": 0}, ["games", "got 0"]),
+        ({"games": -3}, ["games", "got -3"]),
+        ({"seed": -1}, ["seed", "got -1"]),
+        ({"seed": MAX_SEED + 1}, ["seed", str(MAX_SEED + 1)]),
+        ({"threads": 0}, ["threads", "got 0"]),
+        ({"rules": {"bogus": 1}}, ["bogus"]),
+        ({"rules": {"penalties.A": 0}}, ["penalties.A", "got 0"]),
+        ({"rules": {"time_limit": -5}}, ["time_limit", "got -5"]),
+    ],
+    ids=lambda v: repr(v) if isinstance(v, dict) else None,
+)
+def test_bad_input_raises_cardsim_error(tmp_path, kwargs, words):
+    args = {"game": GAME, "players": 2, "games": 100, "seed": 1, "out": tmp_path / "out"}
+    args.update(kwargs)
+    game = args.pop("game")
+    with pytest.raises(CardsimError) as info:
+        simulate.run(game, **args)
+    message = str(info.value)
+    assert "\n" not in message
+    for word in words:
+        assert word in message, message
+    assert not (tmp_path / "out").exists()
+
+
+# --- interruption -----------------------------------------------------------------------
+
+
+def test_interrupt_keeps_finished_chunks(tmp_path):
+    out = tmp_path / "run"
+    request = engine.make_request(GAME, players=2, games=10_000, seed=8)
+    seen = []
+
+    def consume(table):
+        seen.append(table.num_rows)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(engine.RunInterrupted) as info:
+        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
+
+    # stream writes each chunk before handing it to consume, so the chunk during which
+    # the interrupt came is already in the file: 3 chunks of 1000.
+    written = 3 * 1000
+    assert info.value.completed == written
+    assert info.value.games == 10_000
+    assert not list(out.glob("*.partial"))
+    kept = pd.read_parquet(out / "games.parquet")
+    assert len(kept) == written
+    assert kept["game"].tolist() == list(range(written))
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["completed_games"] == written
+    assert meta["games"] == 10_000 and meta["seed"] == 8
+
+    full = simulate.run(GAME, players=2, games=10_000, seed=8)
+    assert_frame_equal(kept, full.iloc[:written])
+
+    # the interrupted folder holds a run: it is protected like a finished one
+    with pytest.raises(CardsimError, match="already holds a run"):
+        RunWriter(out)
+
+
+def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
+    # SIGINT arriving while a chunk is being written only asks the run to stop: the chunk is
+    # finished, counted, and the run stops there.
+    from simulate import results
+
+    real_writer = results.pq.ParquetWriter
+    calls = []
+
+    class SignalledWriter(real_writer):
+        def write_table(self, table, *args, **kwargs):
+            if len(calls) == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+            super().write_table(table, *args, **kwargs)
+            calls.append(table.num_rows)
+
+    monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
+    out = tmp_path / "run"
+    request = engine.make_request(GAME, players=2, games=10_000, seed=8)
+    with pytest.raises(engine.RunInterrupted) as info:
+        engine.stream(request, RunWriter(out), None, chunk_size=1000)
+    rows = pq.ParquetFile(out / "games.parquet").metadata.num_rows
+    assert rows == 2_000
+    meta = json.loads((out / "run.json").read_text())
+    assert info.value.completed == rows == meta["completed_games"]
+    assert not list(out.glob("*.partial"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, signum):
+    from simulate import results
+
+    real_writer = results.pq.ParquetWriter
+
+    class SignalledWriter(real_writer):
+        def __init__(self, *args, **kwargs):
+            os.kill(os.getpid(), signum)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
+    out = tmp_path / "run"
+    request = engine.make_request(GAME, players=2, games=3_000, seed=8)
+    with pytest.raises(engine.RunInterrupted):
+        engine.stream(request, RunWriter(out), None, chunk_size=1000)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["completed_games"] == 1000
+    assert not list(out.glob("*.partial"))
+
+
+def test_an_error_leaves_no_partial_file(tmp_path):
+    def consume(table):
+        raise RuntimeError("disk full")
+
+    out = tmp_path / "run"
+    request = engine.make_request(GAME, players=2, games=3_000, seed=8)
+    with pytest.raises(RuntimeError):
+        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
+    assert list(out.iterdir()) == []
+
+
+def test_force_removes_the_old_report(tmp_path):
+    out = tmp_path / "run"
+    simulate.run(GAME, games=500, seed=1, out=out)
+    (out / "report.md").write_text("old report")
+    (out / "charts").mkdir()
+    simulate.run(GAME, games=500, seed=2, out=out, force=True)
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "run.json"]
