@@ -13,6 +13,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -162,19 +163,33 @@ def stream(
         elapsed = round(time.perf_counter() - started, 3)
         return writer.finish({**meta, "status": status, "elapsed_s": elapsed})
 
-    with _stop_requests() as stop:
+    def deliver(table: pa.Table) -> None:
+        if writer is not None:
+            writer.write(table)
+        if consume is not None:
+            consume(table)
+
+    # Chunk k is written (in a worker thread: pyarrow and the kernel release the GIL)
+    # while chunk k + 1 is played; at most one delivery is in flight.
+    pending: Future | None = None
+    with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
             for table in play_chunks(request, chunk_size, progress):
-                if writer is not None:
-                    writer.write(table)
-                if consume is not None:
-                    consume(table)
+                if pending is not None:
+                    pending.result()
+                pending = delivery.submit(deliver, table)
                 if stop.requested:
                     raise KeyboardInterrupt
+            if pending is not None:
+                pending.result()
         except KeyboardInterrupt:
+            if pending is not None:
+                pending.exception()  # let a write in flight finish
             completed = finish("interrupted") if writer is not None else 0
             raise RunInterrupted(completed, request.games, writer and writer.folder) from None
         except BaseException:
+            if pending is not None:
+                pending.exception()
             if writer is not None:
                 writer.discard()
             raise

@@ -624,7 +624,7 @@ def play_game(scratch, n, rules, held):
             return END_TIME_LIMIT, winner, cards, tricks, 0, 0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def play_random_deals(
     key0, key1, first_game, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
 ):
