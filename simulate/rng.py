@@ -8,6 +8,13 @@ under seed ``s`` is the sequence of Philox4x32-10 blocks with
 
 for ``block = 0, 1, 2, ...``; each block yields four 32-bit words, used in order. ``stream``
 is 0 for the game's own stream (other values are reserved for independent sub-streams).
+
+A shuffle is Fisher-Yates from the end, position ``i`` taking a uniform ``j`` in
+``[0, i]``. Its bounded integers come in batches (Brackett-Rozinsky and Lemire, "Batched
+ranged random integer generation", 2024): the bounds ``i+1, i, ...`` are grouped greedily
+while their product stays within 2**32, and one 32-bit word gives every draw of a group by
+repeated multiplication, with an exact rejection test on what is left. A 52-card shuffle
+takes about 11 words instead of 51.
 Because no state is carried from one game to the next, results do not depend on thread count,
 chunking or machine.
 
@@ -16,6 +23,8 @@ compiled twin used by the kernels, and tests require both to produce the same wo
 """
 
 from __future__ import annotations
+
+import math
 
 MASK32 = 0xFFFFFFFF
 PHILOX_M0 = 0xD2511F53
@@ -81,8 +90,34 @@ class Stream:
                 low = product & MASK32
         return product >> 32
 
+    def batch_word(self, bounds: list[int]) -> int:
+        """A word that yields uniform draws for every bound of a batch (see the module)."""
+        product = math.prod(bounds)
+        while True:
+            word = left = self.next_u32()
+            for bound in bounds:
+                left = (left * bound) & MASK32
+            if left >= 2**32 % product:
+                return word
+
     def shuffle(self, items: list) -> None:
-        """Shuffle ``items`` in place (Fisher-Yates from the end)."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.bounded(i + 1)
-            items[i], items[j] = items[j], items[i]
+        """Shuffle ``items`` in place (Fisher-Yates from the end, batched draws)."""
+        i = len(items) - 1
+        while i > 0:
+            bounds = batch_bounds(i)
+            left = self.batch_word(bounds)
+            for bound in bounds:
+                product = left * bound
+                j, left = product >> 32, product & MASK32
+                items[i], items[j] = items[j], items[i]
+                i -= 1
+
+
+def batch_bounds(i: int) -> list[int]:
+    """The bounds drawn together from position ``i`` down: i+1, i, ... (product <= 2**32)."""
+    bounds = [i + 1]
+    product = i + 1
+    while i - len(bounds) > 0 and product * (i + 1 - len(bounds)) <= 2**32:
+        product *= i + 1 - len(bounds)
+        bounds.append(i + 1 - len(bounds))
+    return bounds

@@ -113,11 +113,46 @@ def bounded(state, n):
     return product >> 32
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def batch_end(i):
+    """The batch of draws from position ``i`` down, as :func:`simulate.rng.batch_bounds`.
+
+    Returns ``(last, product)``: the batch covers positions ``i, i-1, ..., last+1`` (bounds
+    ``i+1 ... last+2``) and ``product`` is the product of its bounds (at most 2**32).
+    """
+    product = i + 1
+    last = i - 1
+    while last > 0 and product * (last + 1) <= 1 << 32:
+        product *= last + 1
+        last -= 1
+    return last, product
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def batch_word(state, i, last, product):
+    """A word that yields uniform draws for positions ``i`` down to ``last+1``."""
+    while True:
+        word = next_u32(state)
+        left = word
+        for position in range(i, last, -1):
+            left = (left * (position + 1)) & MASK32
+        # Rejection (rare): only leftovers below 2**32 mod product would bias the draws.
+        if left >= product or left >= (1 << 32) % product:
+            return word
+
+
 @njit(cache=True, _nrt=False)
 def shuffle(state, items, count):
-    """Shuffle ``items[:count]`` in place (Fisher-Yates from the end), as Stream.shuffle."""
-    for i in range(count - 1, 0, -1):
-        j = bounded(state, i + 1)
-        tmp = items[i]
-        items[i] = items[j]
-        items[j] = tmp
+    """Shuffle ``items[:count]`` in place, exactly as :meth:`simulate.rng.Stream.shuffle`."""
+    i = count - 1
+    while i > 0:
+        last, product = batch_end(i)
+        left = batch_word(state, i, last, product)
+        for position in range(i, last, -1):
+            drawn = left * (position + 1)
+            j = drawn >> 32
+            left = drawn & MASK32
+            tmp = items[position]
+            items[position] = items[j]
+            items[j] = tmp
+        i = last

@@ -68,3 +68,38 @@ def test_bounded_is_uniform():
     counts = np.bincount(draws, minlength=6)
     # Each face 10,000 +- 5 standard deviations (about 456).
     assert np.all(np.abs(counts - 10_000) < 460), counts
+
+
+def test_batched_shuffle_is_uniform_over_permutations():
+    from itertools import permutations
+
+    from scipy.stats import chisquare
+
+    state = np.empty(rng_jit.STATE_SIZE, np.int64)
+    index = {p: k for k, p in enumerate(permutations(range(5)))}
+    counts = np.zeros(len(index), np.int64)
+    items = np.empty(5, np.int64)
+    for game in range(60_000):
+        rng_jit.stream_init(state, *seed_key(99), game, 0)
+        items[:] = np.arange(5)
+        rng_jit.shuffle(state, items, 5)
+        counts[index[tuple(items)]] += 1
+    assert chisquare(counts).pvalue > 1e-3, counts
+
+
+def test_batched_shuffle_of_a_deck_puts_each_card_anywhere():
+    from scipy.stats import chisquare
+
+    state = np.empty(rng_jit.STATE_SIZE, np.int64)
+    where = np.zeros((3, 52), np.int64)  # positions of cards 0, 25 and 51
+    items = np.empty(52, np.int64)
+    for game in range(30_000):
+        rng_jit.stream_init(state, *seed_key(5), game, 0)
+        items[:] = np.arange(52)
+        rng_jit.shuffle(state, items, 52)
+        position = np.argsort(items)
+        where[0, position[0]] += 1
+        where[1, position[25]] += 1
+        where[2, position[51]] += 1
+    for row in where:
+        assert chisquare(row).pvalue > 1e-3, row

@@ -27,8 +27,9 @@ import numpy as np
 from numba import njit, prange
 
 from ...bits import popcount, trailing_zeros
+from ...rng import MASK32
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...rng_jit import bounded, stream_init
+from ...rng_jit import batch_end, batch_word, stream_init
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
 
@@ -90,32 +91,39 @@ def deal_random(stream, deck, state, n):
     r0 = r1 = r2 = r3 = 0
     seat = (DECK_SIZE - 1) % n
     position = (DECK_SIZE - 1) // n
-    for i in range(DECK_SIZE - 1, -1, -1):
-        kind = deck[0]
-        if i > 0:
-            j = bounded(stream, i + 1)
-            kind = deck[j]
-            deck[j] = deck[i]
-        court = np.int64(kind > 0)
-        bit = court << position
-        shift = 2 * court
-        low = (kind - 1) & -court
-        if seat == 0:
-            m0 |= bit
-            r0 = (r0 << shift) | low
-        elif seat == 1:
-            m1 |= bit
-            r1 = (r1 << shift) | low
-        elif seat == 2:
-            m2 |= bit
-            r2 = (r2 << shift) | low
-        else:
-            m3 |= bit
-            r3 = (r3 << shift) | low
-        seat -= 1
-        if seat < 0:
-            seat = n - 1
-            position -= 1
+    i = DECK_SIZE - 1
+    while i >= 0:
+        last, product = batch_end(i) if i > 0 else (-1, 1)
+        left = batch_word(stream, i, last, product) if i > 0 else 0
+        for p in range(i, last, -1):
+            kind = deck[0]
+            if p > 0:
+                drawn = left * (p + 1)
+                j = drawn >> 32
+                left = drawn & MASK32
+                kind = deck[j]
+                deck[j] = deck[p]
+            court = np.int64(kind > 0)
+            bit = court << position
+            shift = 2 * court
+            low = (kind - 1) & -court
+            if seat == 0:
+                m0 |= bit
+                r0 = (r0 << shift) | low
+            elif seat == 1:
+                m1 |= bit
+                r1 = (r1 << shift) | low
+            elif seat == 2:
+                m2 |= bit
+                r2 = (r2 << shift) | low
+            else:
+                m3 |= bit
+                r3 = (r3 << shift) | low
+            seat -= 1
+            if seat < 0:
+                seat = n - 1
+                position -= 1
+        i = last
     for i in range(STATE_SIZE):
         state[i] = 0
     masks = (m0, m1, m2, m3)
@@ -178,72 +186,74 @@ def _play_in_rotation(state, seat, alive, m, n, rounds, extra):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _two_seat_trick(lx, mx, rx, cx, ly, my, ry, cy, owed_by_kind):
+def _two_seat_trick(lx, mx, rx, ly, my, ry, owed_by_kind):
     """One trick between two seats, on hands held in local values (no time limit).
 
-    ``x`` leads, ``y`` is the other seat; each hand is ``(len, mask, ranks, ncourt)``;
+    ``x`` leads, ``y`` is the other seat; each hand is ``(len, mask, ranks)``;
     ``owed_by_kind`` packs the cards owed per court kind (see :func:`_pack_penalties`).
     Returns ``(played, swapped, collector's hand, other hand)`` where ``swapped`` tells
     whether the collector is ``y``. The other hand is empty when the game is over.
     """
-    swapped = False
-    # Free play: x plays its t-th card at time 2t, y at 2t + 1.
-    tx = min(trailing_zeros(mx), lx)
-    ty = min(trailing_zeros(my), ly)
-    if tx <= ty:
-        mx >>= tx
-        lx -= tx
-        my >>= tx
-        ly -= tx
-        played = 2 * tx
-    else:
-        mx >>= ty + 1
-        lx -= ty + 1
-        my >>= ty
-        ly -= ty
-        played = 2 * ty + 1
-        lx, mx, rx, cx, ly, my, ry, cy = ly, my, ry, cy, lx, mx, rx, cx
-        swapped = True
-    pile_len = played
+    # Free play: x plays its t-th card at time 2t, y at 2t + 1, until one of them turns a
+    # court card or is called on with no cards. Which comes first is a coin toss, so x and y
+    # are swapped without a branch (xor masks) when it is y.
+    # (A mask has no bit at or above its hand's length, so a sentinel bit there turns
+    # "plain cards before the first court card, or all of them" into one instruction.)
+    tx = trailing_zeros(mx | (1 << lx))
+    ty = trailing_zeros(my | (1 << ly))
+    y_first = np.int64(ty < tx)
+    t = min(tx, ty)
+    played = 2 * t + y_first
+    mx >>= t + y_first
+    lx -= t + y_first
+    my >>= t
+    ly -= t
+    flip = -y_first
+    d = (lx ^ ly) & flip
+    lx ^= d
+    ly ^= d
+    d = (mx ^ my) & flip
+    mx ^= d
+    my ^= d
+    d = (rx ^ ry) & flip
+    rx ^= d
+    ry ^= d
+    swapped = y_first != 0
+    # Every card played goes to the pile: ``played`` is also its length.
     pile_mask = 0
     pile_ranks = 0
-    pile_ncourt = 0
+    pile_shift = 0  # where the next court card's rank goes in pile_ranks
     # x now acts: it turns a court card, or is called on with no cards (and is out).
     if lx > 0:
         while True:
-            kind = (rx & 3) + 1
+            rank_bits = rx & 3  # the court card's kind minus one
             rx >>= 2
-            cx -= 1
             mx >>= 1
             lx -= 1
-            pile_mask |= 1 << pile_len
-            pile_ranks |= (kind - 1) << (2 * pile_ncourt)
-            pile_len += 1
-            pile_ncourt += 1
+            pile_mask |= 1 << played
+            pile_ranks |= rank_bits << pile_shift
+            pile_shift += 2
             played += 1
-            owed = (owed_by_kind >> (8 * kind)) & 0xFF
+            owed = (owed_by_kind >> (8 * rank_bits + 8)) & 0xFF
             # The other seat pays: plain cards, maybe up to a court card of its own.
-            lx, mx, rx, cx, ly, my, ry, cy = ly, my, ry, cy, lx, mx, rx, cx
+            lx, mx, rx, ly, my, ry = ly, my, ry, lx, mx, rx
             swapped = not swapped
             plain = trailing_zeros(mx)
-            if plain < owed and plain < lx:
+            paid = min(owed, lx)
+            if plain < paid:
                 mx >>= plain
                 lx -= plain
-                pile_len += plain
                 played += plain
                 continue
-            paid = min(owed, lx)
             mx >>= paid
             lx -= paid
-            pile_len += paid
             played += paid
             break
     # y, the last to play a court card (or the only seat left), takes the pile.
+    ry |= pile_ranks << (2 * popcount(my))
     my |= pile_mask << ly
-    ry |= pile_ranks << (2 * cy)
-    ly += pile_len
-    cy += pile_ncourt
-    return played, not swapped, ly, my, ry, cy, lx, mx, rx, cx
+    ly += played
+    return played, not swapped, ly, my, ry, lx, mx, rx
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -277,14 +287,14 @@ def _store(state, seat, length, mask, ranks, ncourt):
 @njit(cache=True, inline="always", _nrt=False)
 def _trick_of_two(state, lead, other, rules):
     """:func:`play_trick` when two seats hold cards and time cannot run out in the trick."""
-    lx, mx, rx, cx = _load(state, lead)
-    ly, my, ry, cy = _load(state, other)
-    played, swapped, lc, mc, rc, cc, lo, mo, ro, co = _two_seat_trick(
-        lx, mx, rx, cx, ly, my, ry, cy, _pack_penalties(rules)
+    lx, mx, rx, _ = _load(state, lead)
+    ly, my, ry, _ = _load(state, other)
+    played, swapped, lc, mc, rc, lo, mo, ro = _two_seat_trick(
+        lx, mx, rx, ly, my, ry, _pack_penalties(rules)
     )
     collector, loser = (other, lead) if swapped else (lead, other)
-    _store(state, collector, lc, mc, rc, cc)
-    _store(state, loser, lo, mo, ro, co)
+    _store(state, collector, lc, mc, rc, popcount(mc))
+    _store(state, loser, lo, mo, ro, popcount(mo))
     state[ST_LEADER] = collector
     return (GAME_OVER if lo == 0 else TRICK_DONE), played, collector
 
@@ -498,64 +508,75 @@ def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
     return 0, cards
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _holders(state, n):
+    """How many seats hold cards."""
+    count = 0
+    for seat in range(n):
+        count += state[ST_LEN + seat] > 0
+    return count
+
+
 @njit(cache=True, _nrt=False)
-def _play_out_two(scratch, n, rules, held, cards, tricks, power, lam):
+def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, lam):
     """Finish a game in which two seats hold cards and there is no time limit.
 
     The fast path of :func:`play_game`: both hands and Brent's tortoise stay in local
-    values from trick to trick, ``x`` always being the seat that leads. ``cards``,
-    ``tricks``, ``power`` and ``lam`` carry on from the caller. Returns the record tuple.
+    values from trick to trick, ``x`` always being the seat that leads. The game's state is
+    read from ``game`` (not written: it may be the deal itself) and Brent's tortoise from
+    ``brent``; ``cards``, ``tricks``, ``power`` and ``lam`` carry on from the caller.
+    Returns the record tuple.
     """
-    game = scratch[ROW_GAME]
-    tortoise = scratch[ROW_TORTOISE]
     sx = game[ST_LEADER]
     sy = sx
     for seat in range(n):
         if seat != sx and game[ST_LEN + seat] > 0:
             sy = seat
-    lx, mx, rx, cx = _load(game, sx)
-    ly, my, ry, cy = _load(game, sy)
-    # The tortoise in the same leader-first form; a tortoise led by another seat, or with
-    # a third seat holding cards, can never equal a state of this loop.
-    tlead = tortoise[ST_LEADER]
-    tother = sy if tlead == sx else sx
-    tlx, tmx, trx = tortoise[ST_LEN + tlead], tortoise[ST_MASK + tlead], tortoise[ST_RANKS + tlead]
-    tly, tmy, try_ = (
-        tortoise[ST_LEN + tother],
-        tortoise[ST_MASK + tother],
-        tortoise[ST_RANKS + tother],
-    )
-    if tlead != sx and tlead != sy:
-        tlead = -1
+    lx, mx, rx, _ = _load(game, sx)
+    ly, my, ry, _ = _load(game, sy)
+    # Brent's tortoise, in leader-first form in the spare row: leader, then the leader's and
+    # the other seat's (len, mask, ranks). One led by a seat now out, or with a third seat
+    # holding cards, can never equal a state of this loop.
+    tortoise = scratch[ROW_SPARE]
+    lead = brent[ST_LEADER]
+    if lead == sx or lead == sy:
+        other = sy if lead == sx else sx
+        for k in range(3):
+            tortoise[1 + k] = brent[ST_LEN + k * MAX_PLAYERS + lead]
+            tortoise[4 + k] = brent[ST_LEN + k * MAX_PLAYERS + other]
+    else:
+        lead = -1
+    tortoise[0] = lead
     owed_by_kind = _pack_penalties(rules)
     while True:
-        played, swapped, lx, mx, rx, cx, ly, my, ry, cy = _two_seat_trick(
-            lx, mx, rx, cx, ly, my, ry, cy, owed_by_kind
+        played, swapped, lx, mx, rx, ly, my, ry = _two_seat_trick(
+            lx, mx, rx, ly, my, ry, owed_by_kind
         )
         if swapped:
             sx, sy = sy, sx
         cards += played
         tricks += 1
         if ly == 0:
-            _store(game, sx, lx, mx, rx, cx)
-            _store(game, sy, ly, my, ry, cy)
-            _hold(game, n, held)
+            for seat in range(n):
+                held[seat] = 0
+            held[sx] = lx
             return END_OUT, sx, cards, tricks, 0, 0
         lam += 1
         if (
-            sx == tlead
-            and lx == tlx
-            and mx == tmx
-            and rx == trx
-            and ly == tly
-            and my == tmy
-            and ry == try_
+            mx == tortoise[2]
+            and sx == tortoise[0]
+            and lx == tortoise[1]
+            and rx == tortoise[3]
+            and ly == tortoise[4]
+            and my == tortoise[5]
+            and ry == tortoise[6]
         ):
             repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
             _hold(scratch[ROW_SPARE], n, held)
             return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
         if lam == power:
-            tlead, tlx, tmx, trx, tly, tmy, try_ = sx, lx, mx, rx, ly, my, ry
+            tortoise[0], tortoise[1], tortoise[2], tortoise[3] = sx, lx, mx, rx
+            tortoise[4], tortoise[5], tortoise[6] = ly, my, ry
             power *= 2
             lam = 0
 
@@ -570,20 +591,20 @@ def play_game(scratch, n, rules, held):
     game = scratch[ROW_GAME]
     tortoise = scratch[ROW_TORTOISE]
     boundary = scratch[ROW_SPARE]
+    limit = rules[R_TIME_LIMIT]
+    if limit == 0 and _holders(scratch[ROW_DEAL], n) == 2:
+        # The common case, two players: straight to the fast path, with nothing copied.
+        deal = scratch[ROW_DEAL]
+        return _play_out_two(scratch, deal, deal, n, rules, held, 0, 0, 1, 0)
     copy_state(game, scratch[ROW_DEAL])
     copy_state(tortoise, game)
-    limit = rules[R_TIME_LIMIT]
     power = 1
     lam = 0
     cards = 0
     tricks = 0
     while True:
-        if limit == 0:
-            holders = 0
-            for i in range(n):
-                holders += game[ST_LEN + i] > 0
-            if holders == 2:
-                return _play_out_two(scratch, n, rules, held, cards, tricks, power, lam)
+        if limit == 0 and _holders(game, n) == 2:
+            return _play_out_two(scratch, game, tortoise, n, rules, held, cards, tricks, power, lam)
         budget = NO_LIMIT
         if limit > 0:
             budget = limit - cards
@@ -624,6 +645,18 @@ def play_game(scratch, n, rules, held):
             return END_TIME_LIMIT, winner, cards, tricks, 0, 0
 
 
+@njit(cache=True, _nrt=False)
+def _deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row):
+    """Deal game ``game`` of the run and play it; ``held[row]`` receives the hands.
+
+    (Taking array views here, in a function without reference counting, keeps atomic
+    increments out of the per-deal loop of the parallel kernel.)
+    """
+    stream_init(stream, key0, key1, game, 0)
+    deal_random(stream, deck, scratch[ROW_DEAL], n)
+    return play_game(scratch, n, rules, held[row])
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_deals(
     key0, key1, first_game, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
@@ -641,9 +674,9 @@ def play_random_deals(
         deck = np.empty(DECK_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
-            stream_init(stream, key0, key1, first_game + i, 0)
-            deal_random(stream, deck, scratch[ROW_DEAL], n)
-            result = play_game(scratch, n, rules, held[i])
+            result = _deal_and_play(
+                key0, key1, first_game + i, n, rules, stream, deck, scratch, held, i
+            )
             end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
 
 
