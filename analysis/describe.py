@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-GAME_NAMES = {"beggar-my-neighbour": "Beggar-My-Neighbour"}
+from simulate.games.beggar.rules import GAME as BEGGAR
+from simulate.games.beggar.rules import BeggarRules
+from simulate.games.registry import GAMES
 
-#: Rules as the engine resolves them when none are given, per game.
-DEFAULT_RULES: dict[str, dict[str, Any]] = {
-    "beggar-my-neighbour": {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None},
-}
+GAME_NAMES = {name: info.title for name, info in GAMES.items()}
+
+#: Rules as the engine resolves them when none are given, per game (simulate's numba-free
+#: rules modules are the one source of them).
+DEFAULT_RULES: dict[str, dict[str, Any]] = {BEGGAR: BeggarRules().to_dict()}
 
 _COURT_ORDER = "JQKA"
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}

@@ -299,6 +299,15 @@ def _trick_of_two(state, lead, other, rules):
     return (GAME_OVER if lo == 0 else TRICK_DONE), played, collector
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _holders(state, n):
+    """How many seats hold cards."""
+    count = 0
+    for seat in range(n):
+        count += state[ST_LEN + seat] > 0
+    return count
+
+
 @njit(cache=True, _nrt=False)
 def play_trick(state, n, rules, budget):
     """Play from the lead until a pile is taken, the game ends, or ``budget`` cards are played.
@@ -316,14 +325,23 @@ def play_trick(state, n, rules, budget):
     seat = state[ST_LEADER]
     if m == 2 and budget > DECK_SIZE:
         return _trick_of_two(state, seat, _next_in(alive, seat, n), rules)
-    owed = 0
-    claimant = -1
-    pile_len = 0
+    owed = 0  # cards the called seat must pay; 0 while no court card is down
+    claimant = -1  # the seat that played the last court card
+    played = 0  # every card played is on the pile: this is also the pile's length
     pile_mask = 0
     pile_ranks = 0
-    pile_ncourt = 0
-    played = 0
+    pile_courts = 0
     while True:
+        if state[ST_LEN + seat] == 0:
+            # Called on with no cards: out. The call passes to the next seat still in, with
+            # the same debt; if that leaves one seat, it takes the pile and wins.
+            alive &= ~(1 << seat)
+            m -= 1
+            seat = _next_in(alive, seat, n)
+            if m == 1:
+                _take_pile(state, seat, played, pile_mask, pile_ranks, pile_courts)
+                return GAME_OVER, played, seat
+            continue
         left = budget - played
         if owed == 0:
             # Free play: seat k of the rotation plays its t-th card at time t*m + k. The
@@ -334,8 +352,7 @@ def play_trick(state, n, rules, budget):
             event_k = 0
             r = seat
             for k in range(m):
-                length = state[ST_LEN + r]
-                t = min(trailing_zeros(state[ST_MASK + r]), length)
+                t = min(trailing_zeros(state[ST_MASK + r]), state[ST_LEN + r])
                 if t * m + k < event:
                     event = t * m + k
                     event_seat = r
@@ -345,81 +362,47 @@ def play_trick(state, n, rules, budget):
             if event >= left:
                 _play_in_rotation(state, seat, alive, m, n, left // m, left % m)
                 return TIME_UP, budget, -1
-            is_court = event_round < state[ST_LEN + event_seat]
             _play_in_rotation(state, seat, alive, m, n, event_round, event_k)
-            pile_len += event
             played += event
-            if is_court:
-                kind = _pop_court(state, event_seat)
-                pile_mask |= 1 << pile_len
-                pile_ranks |= (kind - 1) << (2 * pile_ncourt)
-                pile_len += 1
-                pile_ncourt += 1
-                played += 1
-                claimant = event_seat
-                owed = rules[R_PENALTY + kind]
-                seat = _next_in(alive, event_seat, n)
-                if played == budget:
-                    return TIME_UP, played, -1
-            else:
-                alive &= ~(1 << event_seat)
-                m -= 1
-                seat = _next_in(alive, event_seat, n)
-                if m == 1:
-                    _take_pile(state, seat, pile_len, pile_mask, pile_ranks, pile_ncourt)
-                    return GAME_OVER, played, seat
+            seat = event_seat
+            if state[ST_LEN + seat] == 0:
+                continue
         else:
-            length = state[ST_LEN + seat]
             plain = trailing_zeros(state[ST_MASK + seat])
-            if plain < owed and plain < length:
-                # Pays plain cards, then a court card: the next seat pays for that one.
-                if left <= plain:
+            paid = min(owed, state[ST_LEN + seat])
+            if plain >= paid:
+                # Plain cards only: the debt is paid (the claimant takes the pile and
+                # leads), or the seat runs out and the rest of the debt passes on.
+                if left < paid or (left == paid and paid < owed):
                     _play_plain(state, seat, left)
                     return TIME_UP, budget, -1
-                _play_plain(state, seat, plain)
-                pile_len += plain
-                kind = _pop_court(state, seat)
-                pile_mask |= 1 << pile_len
-                pile_ranks |= (kind - 1) << (2 * pile_ncourt)
-                pile_len += 1
-                pile_ncourt += 1
-                played += plain + 1
-                claimant = seat
-                owed = rules[R_PENALTY + kind]
-                seat = _next_in(alive, seat, n)
-                if played == budget:
-                    return TIME_UP, played, -1
-            elif owed <= length:
-                # Pays the debt in plain cards: the claimant takes the pile and leads.
-                if left < owed:
-                    _play_plain(state, seat, left)
-                    return TIME_UP, budget, -1
-                _play_plain(state, seat, owed)
-                played += owed
-                _take_pile(state, claimant, pile_len + owed, pile_mask, pile_ranks, pile_ncourt)
+                _play_plain(state, seat, paid)
+                played += paid
+                owed -= paid
+                if owed > 0:
+                    continue
+                _take_pile(state, claimant, played, pile_mask, pile_ranks, pile_courts)
                 state[ST_LEADER] = claimant
-                holders = 0
-                for i in range(n):
-                    if state[ST_LEN + i] > 0:
-                        holders += 1
-                if holders == 1:
+                if _holders(state, n) == 1:
                     return GAME_OVER, played, claimant
                 return TRICK_DONE, played, claimant
-            else:
-                # Pays all its cards, plain, and is out; the rest of the debt passes on.
-                if left <= length:
-                    _play_plain(state, seat, left)
-                    return TIME_UP, budget, -1
-                _play_plain(state, seat, length)
-                pile_len += length
-                played += length
-                owed -= length
-                alive &= ~(1 << seat)
-                m -= 1
-                seat = _next_in(alive, seat, n)
-                if m == 1:
-                    _take_pile(state, seat, pile_len, pile_mask, pile_ranks, pile_ncourt)
-                    return GAME_OVER, played, seat
+            # Plain cards, then a court card: the next seat pays for that one.
+            if left <= plain:
+                _play_plain(state, seat, left)
+                return TIME_UP, budget, -1
+            _play_plain(state, seat, plain)
+            played += plain
+        # ``seat`` turns the court card on top of its hand.
+        kind = _pop_court(state, seat)
+        pile_mask |= 1 << played
+        pile_ranks |= (kind - 1) << (2 * pile_courts)
+        pile_courts += 1
+        played += 1
+        claimant = seat
+        owed = rules[R_PENALTY + kind]
+        seat = _next_in(alive, seat, n)
+        if played == budget:
+            return TIME_UP, played, -1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -506,15 +489,6 @@ def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
             power *= 2
             lam = 0
     return 0, cards
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _holders(state, n):
-    """How many seats hold cards."""
-    count = 0
-    for seat in range(n):
-        count += state[ST_LEN + seat] > 0
-    return count
 
 
 @njit(cache=True, _nrt=False)
