@@ -26,26 +26,30 @@ class Found:
     cycle_count: int = 0
 
     def add(self, table: pa.Table) -> None:
+        """Take in one chunk of records."""
         games = table["game"].to_numpy()
         cards = table["cards"].to_numpy()
-        ends = table["end"].to_numpy(zero_copy_only=False).astype(str)
-        cyc = np.flatnonzero(ends == "cycle")
+        end = table["end"].combine_chunks()
+        codes = end.indices.to_numpy()
+        names = end.dictionary.to_pylist()
+        is_cycle = codes == names.index("cycle")
+        cyc = np.flatnonzero(is_cycle)
         self.cycle_count += len(cyc)
+        cycle_cards, cycle_tricks = (
+            table["cycle_cards"].to_numpy(),
+            table["cycle_tricks"].to_numpy(),
+        )
         for i in cyc[: max(0, MAX_CYCLES_KEPT - len(self.cycles))]:
             self.cycles.append(
-                (
-                    int(games[i]),
-                    int(cards[i]),
-                    int(table["cycle_cards"][i].as_py()),
-                    int(table["cycle_tricks"][i].as_py()),
-                )
+                (int(games[i]), int(cards[i]), int(cycle_cards[i]), int(cycle_tricks[i]))
             )
-        ended = np.flatnonzero(ends != "cycle")
-        best = ended[np.argsort(-cards[ended], kind="stable")[: self.top]]
+        ended = np.flatnonzero(~is_cycle)
+        if len(ended) > self.top:
+            ended = ended[np.argpartition(-cards[ended], self.top - 1)[: self.top]]
         tricks, winners = table["tricks"].to_numpy(), table["winner"].to_numpy()
         merged = self.longest + [
-            (int(cards[i]), int(tricks[i]), int(games[i]), int(winners[i]), str(ends[i]))
-            for i in best
+            (int(cards[i]), int(tricks[i]), int(games[i]), int(winners[i]), names[codes[i]])
+            for i in ended
         ]
         merged.sort(key=lambda row: (-row[0], row[2]))
         self.longest = merged[: self.top]
