@@ -48,7 +48,7 @@ SCRATCH_ROWS = 4
 
 TRICK_DONE, GAME_OVER, TIME_UP = 0, 1, 2
 NO_LIMIT = np.int64(2**62)
-DEAL_KINDS = np.array([kind_of_card(code) for code in range(DECK_SIZE)], np.int64)
+DEAL_KINDS = np.array([kind_of_card(code) for code in range(DECK_SIZE)], np.int8)
 """Kind of each card code of the unshuffled deck."""
 BLOCK = 512
 """Deals per parallel work item."""
@@ -80,7 +80,7 @@ def deal_random(stream, deck, state, n):
 
     The same permutation as :meth:`simulate.rng.Stream.shuffle` (Fisher-Yates from the
     end) followed by dealing card ``i`` to seat ``i % n``, fused: position ``i`` is final
-    once drawn, so cards are dealt from the bottom of the deck up. ``deck`` is int64[52]
+    once drawn, so cards are dealt from the bottom of the deck up. ``deck`` is int8[52]
     scratch.
     """
     for c in range(DECK_SIZE):
@@ -645,7 +645,7 @@ def play_random_deals(
     blocks = (count + BLOCK - 1) // BLOCK
     for block in prange(blocks):
         scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
-        deck = np.empty(DECK_SIZE, np.int64)
+        deck = np.empty(DECK_SIZE, np.int8)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
             result = _deal_and_play(
