@@ -66,6 +66,20 @@ def parse_rules(rules: list[str] | None) -> dict[str, str]:
     return overrides
 
 
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="A TOML file of rule knobs (--rule wins over it).")
+]
+
+
+def rule_overrides(config: Path | None, rule: list[str] | None) -> dict:
+    """Knob overrides from ``--config FILE.toml`` then ``--rule K=V`` (later ones win)."""
+    from .config import load_overrides
+
+    overrides = load_overrides(config) if config is not None else {}
+    overrides.update(parse_rules(rule))
+    return overrides
+
+
 @app.command()
 @user_errors
 def simulate(
@@ -78,13 +92,14 @@ def simulate(
     ] = None,
     threads: ThreadsOpt = None,
     rule: RuleOpt = None,
+    config: ConfigOpt = None,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
 ):
     """Play many games and write DIR/games.parquet (one row per game) and DIR/run.json."""
     from .engine import RunInterrupted, make_request, stream
     from .results import RunWriter
 
-    request = make_request(game, players, games, seed, threads, parse_rules(rule))
+    request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"{request.game.name}-{stamp}"
@@ -111,6 +126,7 @@ def play(
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     rule: RuleOpt = None,
+    config: ConfigOpt = None,
 ):
     """Play one given deal and print how it ends."""
     from .games.beggar.batch import play_hands
@@ -119,7 +135,7 @@ def play(
     from .games.registry import resolve_game
 
     resolve_game(game)
-    rules = BeggarRules().with_overrides(parse_rules(rule))
+    rules = BeggarRules().with_overrides(rule_overrides(config, rule))
     hands = parse_deal(deal)
     columns = play_hands([hands], rules)
     result = {
@@ -171,6 +187,7 @@ def search(
     top: Annotated[int, typer.Option(help="How many of the longest deals to print.")] = 10,
     threads: ThreadsOpt = None,
     rule: RuleOpt = None,
+    config: ConfigOpt = None,
 ):
     """Hunt for records: play random deals, print the longest and any that never end."""
     from .engine import make_request
@@ -178,7 +195,7 @@ def search(
 
     if top < 1:
         raise CardsimError(f"--top must be at least 1, got {top}")
-    request = make_request(game, players, games, seed, threads, parse_rules(rule))
+    request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
     found = find_records(request, top, progress=True)
     typer.echo(found.text())
 
@@ -198,13 +215,39 @@ def report(
 
 @app.command()
 @user_errors
-def rules(game: GameArg, rule: RuleOpt = None):
+def rules(
+    game: Annotated[
+        str,
+        typer.Argument(
+            help="beggar-my-neighbour (bmn), or a shedding preset: pis-yedili, crazy-eights, "
+            "crazy-eights-plain, openspiel."
+        ),
+    ],
+    players: PlayersOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
     """Print the resolved rules in plain words."""
+    from .games.shedding.rules import PRESETS, describe, preset
+
+    overrides = rule_overrides(config, rule)
+    if game in PRESETS:
+        resolved = preset(game).with_overrides(overrides)
+        if players is not None:
+            resolved.check_players(players)
+        typer.echo(describe(resolved, players))
+        return
     from .games.beggar.rules import BeggarRules
     from .games.registry import resolve_game
 
-    info = resolve_game(game)
-    typer.echo(f"{info.title}: {BeggarRules().with_overrides(parse_rules(rule)).describe()}")
+    try:
+        info = resolve_game(game)
+    except CardsimError:
+        raise CardsimError(
+            f"unknown game or preset '{game}'; known: beggar-my-neighbour (bmn), "
+            + ", ".join(PRESETS)
+        ) from None
+    typer.echo(f"{info.title}: {BeggarRules().with_overrides(overrides).describe()}")
 
 
 def main() -> None:
