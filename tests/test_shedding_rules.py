@@ -152,3 +152,22 @@ def test_rules_command_errors_exit_2():
         result = runner.invoke(app, args)
         assert result.exit_code == 2
         assert result.output.count("error:") == 1
+
+
+def test_rule_vector_holds_every_knob():
+    from simulate.games.shedding import rules as R
+
+    vector = preset("pis-yedili").with_overrides({"on_no_play": "draw_up_to:3"}).to_vector()
+    assert vector.shape == (R.RULE_VECTOR_SIZE,)
+    assert vector[R.R["start"]] == R.CHOICES["start"].index("lead_club")
+    assert vector[R.R["on_no_play"]] == 3 and vector[R.R["draw_up_to"]] == 3
+    assert vector[R.R["stock_empty"]] == R.CHOICES["stock_empty"].index("end")
+    assert vector[R.R["wild_on_wild"]] == 0 and vector[R.R["max_turns"]] == 10_000
+    assert vector[R.R["match_deals"]] == 4 and vector[R.R["max_plays"]] == 0
+    assert vector[R.R_EFFECT_FLAGS + RANK["J"]] == R.FLAG_WILD
+    assert vector[R.R_EFFECT_FLAGS + RANK["A"]] == R.FLAG_AGAIN
+    assert vector[R.R_DRAW + RANK["7"]] == 3
+    assert vector[R.R_POINTS + RANK["J"]] == 25 and vector[R.R_MULTIPLIER + RANK["7"]] == 3
+    eights = preset("crazy-eights").to_vector()
+    assert eights[R.R_EFFECT_FLAGS + RANK["2"]] == R.FLAG_SKIP and eights[R.R_DRAW + 1] == 2
+    assert eights[R.R["on_no_play"]] == 0

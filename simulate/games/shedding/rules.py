@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ...cards import RANKS
 from ...errors import CardsimError
 
@@ -47,6 +49,45 @@ INCOMPATIBLE = (
     ("skip", "reverse"),
     ("wild", "again"),
 )
+
+
+# Layout of the int64 rule vector read by the kernel. A choice knob is stored as the index
+# of its value in CHOICES (on_no_play's draw_up_to:N as index 3, N in R_DRAW_UP_TO); a
+# switch as 0/1; a missing number as 0. Per-rank tables take 13 entries (ace ... king).
+_SCALARS = (
+    "first_seat",
+    "start",
+    "wild_mode",
+    "wild_on_wild",
+    "on_no_play",
+    "draw_up_to",
+    "voluntary_draw",
+    "stacking",
+    "stack_growth",
+    "wild_answers_draw",
+    "penalty_ends_turn",
+    "stock_empty",
+    "blocked_winner",
+    "max_plays",
+    "max_turns",
+    "reverse_two_players",
+    "last_card_call",
+    "last_card_rule",
+    "last_card_penalty",
+    "scoring",
+    "match_deals",
+    "target_score",
+)
+R = {name: index for index, name in enumerate(_SCALARS)}
+"""Offset of each scalar knob in the rule vector."""
+R_EFFECT_FLAGS = len(_SCALARS)
+"""R_EFFECT_FLAGS + rank: the rank's effects as bits (FLAG_WILD | FLAG_SKIP | ...)."""
+R_DRAW = R_EFFECT_FLAGS + 13
+R_ALL_DRAW = R_DRAW + 13
+R_POINTS = R_ALL_DRAW + 13
+R_MULTIPLIER = R_POINTS + 13
+RULE_VECTOR_SIZE = R_MULTIPLIER + 13
+FLAG_WILD, FLAG_SKIP, FLAG_REVERSE, FLAG_AGAIN = 1, 2, 4, 8
 
 
 class RankEffects(NamedTuple):
@@ -231,6 +272,35 @@ class SheddingRules:
                 )
                 raise CardsimError(f"unknown rule '{key}'; known rules: {', '.join(known)}")
         return replace(self, **changes)
+
+    def to_vector(self) -> np.ndarray:
+        """The rules as the kernel reads them: int64[RULE_VECTOR_SIZE] (layout above)."""
+        vector = np.zeros(RULE_VECTOR_SIZE, np.int64)
+        for name in _SCALARS:
+            if name == "draw_up_to":
+                value = self.draw_up_to
+            elif name == "on_no_play":
+                value = CHOICES[name].index(
+                    self.no_play_rule if self.draw_up_to == 0 else "draw_up_to:N"
+                )
+            elif name in CHOICES:
+                value = CHOICES[name].index(getattr(self, name))
+            else:
+                value = getattr(self, name) or 0
+            vector[R[name]] = int(value)
+        for rank in range(13):
+            effects = self.rank_effects(rank)
+            vector[R_EFFECT_FLAGS + rank] = (
+                FLAG_WILD * effects.wild
+                | FLAG_SKIP * effects.skip
+                | FLAG_REVERSE * effects.reverse
+                | FLAG_AGAIN * effects.again
+            )
+            vector[R_DRAW + rank] = effects.draw
+            vector[R_ALL_DRAW + rank] = effects.all_draw
+            vector[R_POINTS + rank] = self.points(rank)
+            vector[R_MULTIPLIER + rank] = self.multiplier(rank)
+        return vector
 
     def to_dict(self) -> dict:
         """Plain JSON-ready form, as stored in run.json."""
