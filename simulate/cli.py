@@ -94,25 +94,42 @@ def simulate(
     rule: RuleOpt = None,
     config: ConfigOpt = None,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
+    resume: Annotated[
+        bool, typer.Option(help="Complete the interrupted run in --out (its own settings).")
+    ] = False,
 ):
     """Play many games and write DIR/games.parquet (one row per game) and DIR/run.json."""
-    from .engine import RunInterrupted, make_request, stream
+    from .engine import RunInterrupted, make_request, request_from_meta, stream
+    from .games.registry import resolve_game
     from .results import RunWriter
 
-    request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
-    if out is None:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("results") / f"{request.game.name}-{stamp}"
-    writer = RunWriter(out, force)
+    start = 0
+    if resume:
+        if out is None:
+            raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
+        writer, meta = RunWriter.resume(out)
+        request = request_from_meta(meta, threads)
+        if request.game != resolve_game(game):
+            raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
+        start = meta["completed_games"]
+    else:
+        request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
+        if out is None:
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            out = Path("results") / f"{request.game.name}-{stamp}"
+        writer = RunWriter(out, force)
     typer.echo(
         f"{request.game.title}: {request.games:,} games, {request.players} players, "
         f"seed {request.seed}, {request.threads} threads -> {out}",
         err=True,
     )
     try:
-        stream(request, writer, progress=True)
+        stream(request, writer, progress=True, start=start)
     except RunInterrupted as exc:
-        typer.echo(f"{exc}; run.json records the run as interrupted", err=True)
+        typer.echo(
+            f"{exc}; resume with: cardsim simulate {request.game.name} --out {out} --resume",
+            err=True,
+        )
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'games.parquet'} and {out / 'run.json'}")
 

@@ -101,13 +101,23 @@ def make_request(game, players=None, games=1_000_000, seed=None, threads=None, r
     return Request(info, players, games, seed, rules, threads)
 
 
+def request_from_meta(meta: dict, threads: int | None = None) -> Request:
+    """The request that a run folder's ``run.json`` records (to resume it)."""
+    try:
+        return make_request(
+            meta["game"], meta["players"], meta["games"], meta["seed"], threads, meta["rules"]
+        )
+    except KeyError as exc:
+        raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
+
+
 def play_chunks(
-    request: Request, chunk_size: int = DEFAULT_CHUNK, progress: bool = False
+    request: Request, chunk_size: int = DEFAULT_CHUNK, progress: bool = False, start: int = 0
 ) -> Iterator[pa.Table]:
-    """Play the request chunk by chunk, yielding one Arrow table of records per chunk."""
+    """Play games ``start ..`` of the request chunk by chunk, one Arrow table per chunk."""
     numba.set_num_threads(request.threads)
-    with _progress_bar(request, progress) as advance:
-        for first in range(0, request.games, chunk_size):
+    with _progress_bar(request, progress, start) as advance:
+        for first in range(start, request.games, chunk_size):
             count = min(chunk_size, request.games - first)
             columns = batch.play_random(request.seed, first, count, request.players, request.rules)
             yield records.to_table(first, columns, request.players)
@@ -149,8 +159,11 @@ def stream(
     *,
     progress: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
+    start: int = 0,
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
+
+    ``start`` skips the games before it (a resumed run's writer already holds them).
 
     Ctrl-C and SIGTERM (in the main thread) stop the run at the end of the chunk being
     played: the chunks finished so far are kept, ``run.json`` says ``"status":
@@ -174,7 +187,7 @@ def stream(
     pending: Future | None = None
     with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
-            for table in play_chunks(request, chunk_size, progress):
+            for table in play_chunks(request, chunk_size, progress, start):
                 if pending is not None:
                     pending.result()
                 pending = delivery.submit(deliver, table)
@@ -228,8 +241,8 @@ def _stop_requests():
 class _progress_bar:
     """A rich progress bar over games played (a no-op when ``shown`` is false)."""
 
-    def __init__(self, request: Request, shown: bool):
-        self.request, self.shown = request, shown
+    def __init__(self, request: Request, shown: bool, done: int = 0):
+        self.request, self.shown, self.done = request, shown, done
         self.bar: Progress | None = None
 
     def __enter__(self):
@@ -245,7 +258,7 @@ class _progress_bar:
             console=Console(stderr=True),
         )
         self.bar.start()
-        task = self.bar.add_task("games", total=self.request.games)
+        task = self.bar.add_task("games", total=self.request.games, completed=self.done)
         return lambda count: self.bar.advance(task, count)
 
     def __exit__(self, *exc):

@@ -47,6 +47,16 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
+def read_meta(folder: Path) -> dict:
+    """The ``run.json`` of a run folder."""
+    try:
+        return json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CardsimError(f"{folder} is not a run folder (no {META_FILE})") from None
+    except (OSError, ValueError) as exc:
+        raise CardsimError(f"cannot read {folder / META_FILE}: {exc}") from None
+
+
 def holds_run(path: Path) -> bool:
     return (path / META_FILE).exists() or (path / GAMES_FILE).exists()
 
@@ -75,6 +85,29 @@ class RunWriter:
             raise CardsimError(f"cannot create {self.folder}: {exc.strerror}") from None
         self.partial = self.folder / (GAMES_FILE + PARTIAL_SUFFIX)
         self.writer: pq.ParquetWriter | None = None
+
+    @classmethod
+    def resume(cls, folder: str | Path) -> tuple[RunWriter, dict]:
+        """Reopen an interrupted run: returns the writer, already holding the finished
+        games (copied row group by row group into the new file), and the run's metadata."""
+        folder = Path(folder)
+        meta = read_meta(folder)
+        if meta.get("status") != "interrupted":
+            raise CardsimError(
+                f"{folder} holds a run with status {meta.get('status')!r}; only an "
+                "interrupted run can be resumed"
+            )
+        writer = cls.__new__(cls)
+        writer.folder = folder
+        writer.partial = folder / (GAMES_FILE + PARTIAL_SUFFIX)
+        writer.writer = None
+        finished = folder / GAMES_FILE
+        if finished.exists():
+            source = pq.ParquetFile(finished)
+            for group in range(source.num_row_groups):
+                writer.write(source.read_row_group(group))
+            source.close()
+        return writer, meta
 
     def _remove_old_run(self) -> None:
         for name in (GAMES_FILE, META_FILE, *REPORT_FILES):

@@ -363,3 +363,49 @@ def test_script_search_stdout_holds_only_results(cardsim_exe):
     proc = cli(cardsim_exe, "search", "bmn", "--games", "2000", "--seed", "3", "--top", "1")
     assert proc.returncode == 0
     assert proc.stdout.startswith("Beggar-My-Neighbour, 2 players: 2,000 random deals"), proc.stdout
+
+
+def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp_path):
+    run_dir = tmp_path / "run"
+    games = 6 * (1 << 20)
+    proc = subprocess.Popen(
+        [
+            cardsim_exe,
+            "simulate",
+            "bmn",
+            "--games",
+            str(games),
+            "--seed",
+            "4",
+            "--out",
+            str(run_dir),
+            "--threads",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while not (run_dir / "games.parquet.partial").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert f"--out {run_dir} --resume" in err
+    done = json.loads((run_dir / "run.json").read_text())["completed_games"]
+    assert 0 < done < games
+    resumed = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert (meta["status"], meta["completed_games"], meta["seed"]) == ("complete", games, 4)
+    table = pq.read_table(run_dir / "games.parquet", columns=["game", "cards", "winner"])
+    assert table["game"].to_pylist() == list(range(games))
+    fresh = simulate.run("bmn", games=games, seed=4)
+    assert table["cards"].to_pylist() == fresh["cards"].tolist()
+    assert table["winner"].to_pylist() == fresh["winner"].tolist()
+    again = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume")
+    assert again.returncode == 2 and "only an interrupted run" in again.stderr

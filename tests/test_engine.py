@@ -396,3 +396,26 @@ def test_force_removes_the_old_report(tmp_path):
     (out / "charts").mkdir()
     simulate.run(GAME, games=500, seed=2, out=out, force=True)
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "run.json"]
+
+
+def test_resume_completes_an_interrupted_run(tmp_path):
+    out = tmp_path / "run"
+    request = engine.make_request(GAME, players=3, games=10_000, seed=21)
+
+    def consume(table):
+        if table["game"][0].as_py() == 4_000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(engine.RunInterrupted):
+        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
+    writer, meta = RunWriter.resume(out)
+    assert meta["completed_games"] == 5_000
+    resumed = engine.request_from_meta(meta)
+    assert resumed == engine.make_request(GAME, 3, 10_000, 21, resumed.threads, request.rules)
+    engine.stream(resumed, writer, chunk_size=3000, start=meta["completed_games"])
+    full = simulate.run(GAME, players=3, games=10_000, seed=21)
+    assert_frame_equal(pd.read_parquet(out / "games.parquet"), full)
+    final = json.loads((out / "run.json").read_text())
+    assert final["status"] == "complete" and final["completed_games"] == 10_000
+    with pytest.raises(CardsimError, match="only an interrupted run can be resumed"):
+        RunWriter.resume(out)
