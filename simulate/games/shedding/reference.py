@@ -1,0 +1,758 @@
+"""Shedding games (Crazy Eights, Pis Yedili and relatives), the readable reference.
+
+The executable rule book: one game played card by card, exactly as RULES.md's "Shedding
+games" section and its Fine points say, with no attempt at speed. The compiled kernel must
+produce identical records from the same ``(seed, game)``, so every random draw below follows
+one binding protocol:
+
+1. ``first_seat = random``: ``dealer = bounded(n)``, the first seat is ``dealer + 1``.
+2. The deck ``range(52 * decks)`` is shuffled (``deck[0]`` is the top) and dealt one card at a
+   time from the first seat clockwise; the rest is the stock, ``stock[0]`` drawn first.
+3. ``start = flip``: the top stock card is the starter; a wild starter goes back into the
+   stock at ``1 + bounded(S)`` (``S`` the stock without it) and the next card is turned.
+4. Every decision with ``k >= 2`` options takes ``bounded(k)``; one option takes nothing.
+5. A reshuffle shuffles the pile without its top card (bottom first) into the new stock.
+6. A last-card call with forget probability ``p > 0`` forgets when
+   ``next_u32() < int(p * 2**32)``.
+
+Cards are codes ``0 .. 52*decks-1``: identity ``code % 52``, suit ``identity // 13`` (clubs,
+diamonds, hearts, spades), rank ``identity % 13`` (ace .. king). Hands are lists of codes;
+strategies only see identities. :func:`play` deals and plays one game; :class:`Game` (and
+:func:`play_from`) plays on from any given hands, stock and pile, which is how the scripted
+tests set up situations.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ...cards import DECK_SIZE, RANKS, SUIT_NAMES, SUITS
+from ...errors import CardsimError
+from ...rng import Stream
+from .rules import RankEffects, SheddingRules
+
+END_REASONS = ("out", "stock_out", "blocked", "play_cap", "turn_cap")
+STRATEGIES = ("random", "uniform", "first")
+CLUBS = 0
+DRAW, PASS = "draw", "pass"
+NO_EFFECTS = RankEffects()
+# What a card is checked against: a normal play, an answer to a pending penalty, an opening.
+NORMAL, ANSWER, OPENING = "normal", "answer", "opening"
+
+
+def identity(code: int) -> int:
+    """The card's identity 0..51, the same for every deck's copy."""
+    return code % DECK_SIZE
+
+
+def suit_of(code: int) -> int:
+    return identity(code) // 13
+
+
+def rank_of(code: int) -> int:
+    return identity(code) % 13
+
+
+def name(code: int) -> str:
+    """``"10H"``, ``"AS"``: a card's short name (the deck copy is not shown)."""
+    return RANKS[rank_of(code)] + SUITS[suit_of(code)]
+
+
+def names(codes) -> str:
+    return " ".join(name(code) for code in sorted(codes, key=lambda c: (identity(c), c))) or "-"
+
+
+def cards(text: str) -> list[int]:
+    """Codes of named cards, ``"7C 10H JS"``; a repeated name takes the next deck's copy."""
+    codes: list[int] = []
+    for word in text.split():
+        word = word.upper().replace("T", "10")
+        rank, suit = word[:-1], word[-1]
+        if rank not in RANKS or suit not in SUITS:
+            raise CardsimError(f"unknown card '{word}'; write rank then suit, as in 10H or AS")
+        code = SUITS.index(suit) * 13 + RANKS.index(rank)
+        while code in codes:
+            code += DECK_SIZE
+        codes.append(code)
+    return codes
+
+
+@dataclass(frozen=True)
+class SheddingRecord:
+    """The outcome of one game (the columns of ``games.parquet`` but ``game``)."""
+
+    winner: int
+    """Winning seat, -1 when none."""
+    end: str
+    """``out``, ``stock_out``, ``blocked``, ``play_cap`` or ``turn_cap``."""
+    turns: int
+    plays: int
+    draws: int
+    passes: int
+    wilds: int
+    """Suits named."""
+    reshuffles: int
+    finish_rank: int
+    """Rank index of the card the winner went out with, -1 when no seat went out."""
+    cards_left: tuple[int, ...]
+    points: tuple[int, ...]
+    """Penalty points in each hand (``rules.points``), no multiplier."""
+    score: tuple[int, ...]
+    """Each seat's score for the game (``scoring``, finishing multiplier included)."""
+
+
+# --- strategies ----------------------------------------------------------------------------
+
+
+class Strategy:
+    """How one seat decides. ``legal`` is its legal physical cards, sorted by identity.
+
+    ``choose`` returns a card code, ``DRAW`` or ``PASS``; ``play_drawn`` says whether a legal
+    card just drawn under ``draw_one_may_play`` is played; ``name_suit`` picks among ``suits``.
+    """
+
+    def __init__(self, stream: Stream):
+        self.stream = stream
+
+    def pick(self, k: int) -> int:
+        """A uniform index among ``k`` options; one option costs no random draw."""
+        return self.stream.bounded(k) if k >= 2 else 0
+
+    def name_suit(self, suits: list[int]) -> int:
+        return suits[self.pick(len(suits))]
+
+
+class RandomStrategy(Strategy):
+    """``random``: a uniform legal card (physical cards, duplicates counted); draws or passes
+    only when it holds no legal card; always plays a drawn card it may play."""
+
+    def choose(self, legal: list[int], may_draw: bool, may_pass: bool):
+        if legal:
+            return legal[self.pick(len(legal))]
+        return _forced(may_draw, may_pass)
+
+    def play_drawn(self, card: int) -> bool:
+        return True
+
+
+class UniformStrategy(Strategy):
+    """``uniform``: uniform over the distinct legal identities, then draw, then pass."""
+
+    def choose(self, legal: list[int], may_draw: bool, may_pass: bool):
+        options: list = sorted({identity(card) for card in legal})
+        options += [DRAW] * may_draw + [PASS] * may_pass
+        choice = options[self.pick(len(options))]
+        if choice in (DRAW, PASS):
+            return choice
+        return next(card for card in legal if identity(card) == choice)
+
+    def play_drawn(self, card: int) -> bool:
+        # The options are [the drawn card, end the turn].
+        return self.pick(2) == 0
+
+
+class FirstStrategy(Strategy):
+    """``first``: the lowest legal identity (suits C D H S, ranks A..K), the lowest suit."""
+
+    def choose(self, legal: list[int], may_draw: bool, may_pass: bool):
+        return legal[0] if legal else _forced(may_draw, may_pass)
+
+    def play_drawn(self, card: int) -> bool:
+        return True
+
+    def name_suit(self, suits: list[int]) -> int:
+        return suits[0]
+
+
+def _forced(may_draw: bool, may_pass: bool):
+    """With no legal card at most one of drawing and passing is open (see the turn rules)."""
+    assert may_draw != may_pass, "a seat with no legal card must have exactly one way on"
+    return DRAW if may_draw else PASS
+
+
+STRATEGY_CLASSES = {"random": RandomStrategy, "uniform": UniformStrategy, "first": FirstStrategy}
+
+
+def make_strategy(strategy: str, stream: Stream) -> Strategy:
+    if strategy not in STRATEGY_CLASSES:
+        raise CardsimError(
+            f"unknown strategy '{strategy}' for the reference; known: {', '.join(STRATEGIES)}"
+        )
+    return STRATEGY_CLASSES[strategy](stream)
+
+
+# --- dealing -------------------------------------------------------------------------------
+
+
+def deal(rules: SheddingRules, players: int, stream: Stream):
+    """Steps 1-2 of the protocol: ``(first_seat, hands, stock)``."""
+    first = (stream.bounded(players) + 1) % players if rules.first_seat == "random" else 0
+    deck = list(range(DECK_SIZE * rules.decks_for(players)))
+    stream.shuffle(deck)
+    size = rules.hand_size_for(players)
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for round_ in range(size):
+        for j in range(players):
+            hands[(first + j) % players].append(deck[round_ * players + j])
+    return first, hands, deck[players * size :]
+
+
+def play(
+    rules: SheddingRules,
+    players: int,
+    strategies: list[str],
+    seed: int,
+    game: int,
+    forget: list[float] | None = None,
+    trace: list[str] | None = None,
+) -> SheddingRecord:
+    """Deal game ``game`` of run ``seed`` and play it to its end."""
+    rules.check_players(players)
+    stream = Stream(seed, game)
+    first, hands, stock = deal(rules, players, stream)
+    table = Game(
+        rules,
+        hands,
+        stock,
+        strategies=strategies,
+        stream=stream,
+        first_seat=first,
+        forget=forget,
+        trace=trace,
+    )
+    return table.run()
+
+
+def play_from(
+    rules: SheddingRules,
+    hands: list,
+    stock,
+    pile=(),
+    *,
+    strategies: list[str] | None = None,
+    first_seat: int = 0,
+    suit: int | None = None,
+    seed: int = 0,
+    game: int = 0,
+    forget: list[float] | None = None,
+    trace: list[str] | None = None,
+) -> SheddingRecord:
+    """Play on from given hands, stock (top first) and pile (bottom first); cards may be
+    given as codes or as text for :func:`cards`. An empty pile starts the game as ``start``
+    says; otherwise the top card is inert and ``suit`` (default: its suit) is in force."""
+    table = Game(
+        rules,
+        [_codes(hand) for hand in hands],
+        _codes(stock),
+        _codes(pile),
+        strategies=strategies or ["first"] * len(hands),
+        stream=Stream(seed, game),
+        first_seat=first_seat,
+        suit=suit,
+        forget=forget,
+        trace=trace,
+    )
+    return table.run()
+
+
+def _codes(given) -> list[int]:
+    return cards(given) if isinstance(given, str) else list(given)
+
+
+# --- the game ------------------------------------------------------------------------------
+
+
+class GameOver(Exception):
+    """Raised wherever the game ends; ``run`` turns it into the record."""
+
+    def __init__(self, end: str, winner: int = -1, finish_rank: int = -1):
+        super().__init__(end)
+        self.end, self.winner, self.finish_rank = end, winner, finish_rank
+
+
+class Game:
+    """One table: hands, stock (``stock[0]`` on top), pile (``pile[-1]`` on top) and counters.
+
+    After :meth:`run` the final hands, stock and pile stay readable, for tests.
+    """
+
+    def __init__(
+        self,
+        rules: SheddingRules,
+        hands: list[list[int]],
+        stock: list[int],
+        pile: list[int] = (),
+        *,
+        strategies: list[str],
+        stream: Stream,
+        first_seat: int = 0,
+        suit: int | None = None,
+        forget: list[float] | None = None,
+        trace: list[str] | None = None,
+    ):
+        self.rules = rules
+        self.n = len(hands)
+        if len(strategies) != self.n:
+            raise CardsimError(f"{self.n} seats need {self.n} strategies, got {len(strategies)}")
+        self.hands = [list(hand) for hand in hands]
+        self.stock = list(stock)
+        self.pile = list(pile)
+        self.suit = suit if suit is not None else suit_of(self.pile[-1]) if self.pile else CLUBS
+        self.direction = 1
+        self.first_seat = first_seat
+        self.stream = stream
+        self.strategies = [make_strategy(strategy, stream) for strategy in strategies]
+        self.forget = list(forget) if forget is not None else [0.0] * self.n
+        self.trace = trace
+        self.all_cards = Counter(self.every_card())
+        # Opening turns still to come (lead_club: the first seat's; all_lead_club: a round).
+        openings = {"lead_club": 1, "all_lead_club": self.n}
+        self.openings = 0 if self.pile else openings.get(rules.start, 0)
+        self.pending = 0  # penalty cards waiting for the next seat
+        self.pending_skip = False  # the card that set it also skips
+        self.skip_next = False  # the next seat loses its turn
+        # Turn ends left during which a seat that forgot its call may not go out.
+        self.barred = [0] * self.n
+        self.idle_passes = 0  # passes in a row made while nothing could be drawn
+        self.turns = self.plays = self.draws = self.passes = self.wilds = self.reshuffles = 0
+
+    # --- running -------------------------------------------------------------------------
+
+    def run(self) -> SheddingRecord:
+        """Play until the game ends; return its record."""
+        try:
+            self.note_hands()
+            if not self.pile and self.rules.start == "flip":
+                self.turn_starter()
+            seat = self.first_seat
+            while True:
+                if self.turns >= self.rules.max_turns:  # Fine point: checked before a turn
+                    raise GameOver("turn_cap")
+                seat = self.take_turn(seat)
+        except GameOver as over:
+            self.note(f"game over: {over.end}, winner {_seat_text(over.winner)}")
+            return self.record(over)
+
+    def take_turn(self, seat: int) -> int:
+        """One turn of ``seat``; returns the seat that acts next."""
+        self.turns += 1
+        self.skip_next = False
+        self.note(
+            f"turn {self.turns}: seat {seat} ({len(self.hands[seat])} cards) on {self.top_text()}"
+        )
+        if self.openings:
+            self.opening_turn(seat)
+        elif self.pending:
+            self.penalty_turn(seat)
+        else:
+            self.play_phase(seat, compulsory=False)
+        self.barred[seat] = max(0, self.barred[seat] - 1)
+        self.check_cards()
+        # A pending penalty always goes to the next seat, which gets its turn to answer or
+        # draw: a skip on the same card is that turn (Fine point on stacking and skip).
+        step = 2 if self.skip_next and not self.pending else 1
+        if step == 2:
+            self.note(f"seat {self.next_seat(seat)} is skipped")
+        return (seat + step * self.direction) % self.n
+
+    def turn_starter(self) -> None:
+        """``start = flip``: turn the starter; a wild goes back below the top card (protocol
+        step 3) until a non-wild comes or the stock holds nothing else."""
+        card = self.stock.pop(0)
+        while self.effects(card).wild and self.stock:
+            position = 1 + self.stream.bounded(len(self.stock))
+            self.stock.insert(position, card)
+            self.note(f"starter {name(card)} is a wild: back into the stock at {position}")
+            card = self.stock.pop(0)
+        self.pile.append(card)
+        self.suit = suit_of(card)
+        self.note(f"starter {name(card)}")
+
+    # --- the kinds of turn ---------------------------------------------------------------
+
+    def opening_turn(self, seat: int) -> None:
+        """``lead_club`` / ``all_lead_club``: play a club, drawing until one comes; the card
+        has no effect (Fine points on the club opening)."""
+        self.openings -= 1
+        clubs = self.legal_cards(seat, OPENING)
+        if clubs:
+            card = self.strategies[seat].choose(clubs, False, False)
+        else:
+            card = self.draw_until_club(seat)
+        self.play_card(seat, card, mode=OPENING)
+
+    def penalty_turn(self, seat: int) -> None:
+        """Facing a pending penalty: answer it, or draw the total."""
+        self.note(f"seat {seat} faces a penalty of {self.pending}")
+        answers = self.legal_cards(seat, ANSWER)
+        choice = self.strategies[seat].choose(answers, True, False)
+        if choice != DRAW:
+            self.play_card(seat, choice, mode=ANSWER)
+            return
+        total, self.pending = self.pending, 0
+        ends_turn = self.pending_skip or self.rules.penalty_ends_turn
+        self.note(f"seat {seat} takes the penalty of {total}")
+        self.draw_penalty(seat, total)
+        # Fine point: once the penalty is drawn the top card is inert.
+        if not ends_turn:
+            self.play_phase(seat, compulsory=False)
+
+    def play_phase(self, seat: int, compulsory: bool) -> None:
+        """Play one card or do what ``on_no_play`` says. ``compulsory``: the extra play of an
+        ``again`` card, which allows no drawing or passing by choice."""
+        if self.rules.no_play_rule == "draw_up_to":
+            self.draw_up_to_phase(seat, compulsory)
+            return
+        legal = self.legal_cards(seat)
+        may_draw = bool(legal) and self.rules.voluntary_draw and not compulsory
+        may_draw = may_draw and self.drawable()
+        may_pass = self.free_pass(compulsory)
+        choice = (
+            self.strategies[seat].choose(legal, may_draw, may_pass) if legal or may_pass else DRAW
+        )
+        if choice == PASS:
+            self.pass_turn(seat)
+        elif choice == DRAW:
+            self.no_play(seat, compulsory)
+        else:
+            self.play_card(seat, choice)
+
+    def no_play(self, seat: int, compulsory: bool) -> None:
+        """Draw as ``on_no_play`` says (not ``draw_up_to``, see :meth:`draw_up_to_phase`)."""
+        rule = self.rules.no_play_rule
+        if rule == "draw_until_playable":
+            while True:
+                card = self.draw_one(seat)
+                if card is None:
+                    self.pass_turn(seat)
+                    return
+                if self.is_legal(seat, card):  # Fine point: the legal card drawn is played
+                    self.play_card(seat, card)
+                    return
+        card = self.draw_one(seat)
+        if card is None:
+            self.pass_turn(seat)
+        elif rule == "draw_one_may_play" and self.is_legal(seat, card):
+            # Fine point: in the ace's extra play the drawn legal card must be played.
+            if compulsory or self.strategies[seat].play_drawn(card):
+                self.play_card(seat, card)
+            else:
+                self.note(f"seat {seat} keeps {name(card)}")
+
+    def draw_up_to_phase(self, seat: int, compulsory: bool) -> None:
+        """``draw_up_to:N``: draw one card at a time, deciding after each; passing is open
+        after N draws this turn or when nothing can be drawn."""
+        limit = self.rules.draw_up_to
+        drawn = 0
+        while True:
+            legal = self.legal_cards(seat)
+            by_choice = not legal or (self.rules.voluntary_draw and not compulsory)
+            may_draw = by_choice and drawn < limit and self.drawable()
+            may_pass = by_choice and (drawn >= limit or self.exhausted())
+            may_pass = may_pass or self.free_pass(compulsory)
+            if not (legal or may_draw or may_pass):
+                self.draw_one(seat)  # must draw from an empty stock: stock_empty=end ends it
+                raise AssertionError("an empty stock left a seat with nothing to do")
+            choice = self.strategies[seat].choose(legal, may_draw, may_pass)
+            if choice == PASS:
+                self.pass_turn(seat)
+                return
+            if choice != DRAW:
+                self.play_card(seat, choice)
+                return
+            self.draw_one(seat)
+            drawn += 1
+
+    # --- playing a card ------------------------------------------------------------------
+
+    def play_card(self, seat: int, card: int, mode: str = NORMAL) -> None:
+        """Play ``card``: out, caps, suit in force, last-card call, then the rank's effects."""
+        hand = self.hands[seat]
+        assert card in hand, f"seat {seat} plays {name(card)} it does not hold"
+        assert self.is_legal(seat, card, mode), f"illegal play {name(card)} on {self.top_text()}"
+        hand.remove(card)
+        self.pile.append(card)
+        self.plays += 1
+        self.idle_passes = 0
+        self.note(f"seat {seat} plays {name(card)}")
+        if not hand:  # Fine point: going out wins at once; the card's effect does not happen
+            raise GameOver("out", seat, rank_of(card))
+        if self.rules.max_plays is not None and self.plays >= self.rules.max_plays:
+            raise GameOver("play_cap")
+        effects = NO_EFFECTS if mode == OPENING else self.effects(card)
+        stacks = effects.draw > 0 and self.pending > 0
+        if mode == ANSWER and not stacks:
+            self.pending = 0  # a wild answering a draw card cancels the penalty
+            self.note(f"{name(card)} cancels the penalty")
+        if effects.wild and not stacks:
+            self.name_suit(seat, card)
+        else:
+            self.suit = suit_of(card)  # Fine point: the answering card's suit is in force
+        self.last_card_call(seat)
+        self.apply_effects(seat, effects)
+
+    def name_suit(self, seat: int, card: int) -> None:
+        """A wild: the seat names the suit in force (``own_suit``: its own, nothing named)."""
+        mode = self.rules.wild_mode
+        if mode == "own_suit":
+            self.suit = suit_of(card)
+            return
+        # Fine point: `different` excludes the suit in force just before the wild.
+        suits = [suit for suit in range(4) if mode != "different" or suit != self.suit]
+        self.suit = self.strategies[seat].name_suit(suits)
+        self.wilds += 1
+        self.note(f"seat {seat} names {SUIT_NAMES[self.suit]}")
+
+    def last_card_call(self, seat: int) -> None:
+        """After a play leaving one card, the seat calls; it may forget (and is caught)."""
+        if not self.rules.last_card_call or len(self.hands[seat]) != 1:
+            return
+        chance = self.forget[seat]
+        if not (chance > 0 and self.stream.next_u32() < int(chance * 2**32)):
+            self.note(f"seat {seat} calls last card")
+            return
+        self.note(f"seat {seat} forgets to call last card")
+        if self.rules.last_card_rule == "penalty":
+            # Fine point: drawn at once, before the played card acts; no turn taken.
+            self.draw_penalty(seat, self.rules.last_card_penalty)
+        else:
+            # `cannot_go_out`: until the end of its next turn (this one's rest included).
+            self.barred[seat] = 2
+
+    def apply_effects(self, seat: int, effects: RankEffects) -> None:
+        """The played card acts: reverse, draw penalty, skip, every-other-seat draw, again."""
+        rules = self.rules
+        if effects.reverse:
+            self.direction = -self.direction
+            self.note("the direction reverses")
+            if self.n == 2 and rules.reverse_two_players == "skip":
+                self.skip_next = True
+        if effects.draw:
+            if self.pending:  # an answer (stacking): the total grows
+                if rules.stack_growth == "double":
+                    self.pending *= 2  # Fine point: doubles whatever the card's N
+                else:
+                    self.pending += effects.draw
+                self.pending_skip = effects.skip
+            elif effects.skip and rules.stacking == "none":
+                # Fine point: skip + draw without stacking: the next seat draws at once and
+                # takes no turn.
+                victim = self.next_seat(seat)
+                self.note(f"seat {victim} draws {effects.draw} at once")
+                self.draw_penalty(victim, effects.draw)
+                self.skip_next = True
+            else:
+                self.pending, self.pending_skip = effects.draw, effects.skip
+        elif effects.skip:
+            self.skip_next = True
+        if effects.all_draw:
+            for k in range(1, self.n):
+                other = (seat + k * self.direction) % self.n
+                self.note(f"seat {other} draws {effects.all_draw}")
+                self.draw_penalty(other, effects.all_draw)
+        if effects.again or effects.all_draw:
+            # Fine point: the extra play is compulsory and belongs to the same turn.
+            self.note(f"seat {seat} plays again")
+            self.play_phase(seat, compulsory=True)
+
+    # --- legality ------------------------------------------------------------------------
+
+    def legal_cards(self, seat: int, mode: str = NORMAL) -> list[int]:
+        """The seat's legal cards, sorted by identity (duplicates adjacent)."""
+        legal = [card for card in self.hands[seat] if self.is_legal(seat, card, mode)]
+        return sorted(legal, key=lambda card: (identity(card), card))
+
+    def is_legal(self, seat: int, card: int, mode: str = NORMAL) -> bool:
+        """Whether ``seat`` may play ``card`` (held) now."""
+        if self.barred[seat] and len(self.hands[seat]) == 1:
+            return False  # `cannot_go_out`: the last card may not be played
+        if mode == OPENING:
+            return suit_of(card) == CLUBS  # Fine point: only clubs open, a J of another suit not
+        effects, top = self.effects(card), self.pile[-1]
+        if mode == ANSWER:
+            # Fine point: while a penalty is pending only answering cards are legal.
+            stacking = self.rules.stacking
+            if effects.draw and stacking == "any_draw":
+                return True
+            if effects.draw and stacking == "same_rank" and rank_of(card) == rank_of(top):
+                return True
+            return effects.wild and self.rules.wild_answers_draw and self.wild_allowed(card)
+        if effects.wild:
+            return self.wild_allowed(card)
+        return rank_of(card) == rank_of(top) or suit_of(card) == self.suit
+
+    def wild_allowed(self, card: int) -> bool:
+        """A wild's own conditions: ``wild_on_wild`` and ``wild_mode = match_suit``."""
+        top = self.pile[-1]
+        top_is_wild = self.effects(top).wild  # a J opening still counts as a J on top
+        if top_is_wild and not self.rules.wild_on_wild:
+            return False
+        if self.rules.wild_mode == "match_suit":
+            return suit_of(card) == self.suit or rank_of(card) == rank_of(top) or top_is_wild
+        return True
+
+    def effects(self, card: int) -> RankEffects:
+        return self.rules.rank_effects(rank_of(card))
+
+    # --- drawing and passing -------------------------------------------------------------
+
+    def drawable(self) -> bool:
+        """Whether a card can be drawn now (from the stock, or after a reshuffle)."""
+        return bool(self.stock) or (self.rules.stock_empty == "reshuffle" and len(self.pile) > 1)
+
+    def exhausted(self) -> bool:
+        """Nothing can be drawn and the rules let the game go on (not ``stock_empty=end``)."""
+        return not self.drawable() and self.rules.stock_empty != "end"
+
+    def free_pass(self, compulsory: bool) -> bool:
+        """``stock_empty = pass``: with the stock empty any seat may pass, even holding a legal
+        card (not in the compulsory extra play)."""
+        return self.rules.stock_empty == "pass" and not self.stock and not compulsory
+
+    def draw_one(self, seat: int) -> int | None:
+        """A seat that must draw takes the top card; ``None`` when nothing can be drawn.
+
+        An empty stock is handled as ``stock_empty`` says; under ``end`` the game ends.
+        """
+        if not self.stock:
+            if self.rules.stock_empty == "end":
+                raise self.stock_out(seat)
+            if self.rules.stock_empty == "reshuffle" and len(self.pile) > 1:
+                self.reshuffle()
+            else:
+                return None
+        return self.take_from_stock(seat)
+
+    def draw_penalty(self, seat: int, count: int) -> None:
+        """Draw ``count`` penalty cards, as far as the cards go (Fine point, Running out)."""
+        for _ in range(count):
+            if self.draw_one(seat) is None:
+                break
+
+    def draw_until_club(self, seat: int) -> int:
+        """The club opening's search: draw until a club comes; an empty stock ends the game
+        ``stock_out`` whatever ``stock_empty`` says (Fine point)."""
+        while True:
+            if not self.stock:
+                raise self.stock_out(seat)
+            card = self.take_from_stock(seat)
+            if suit_of(card) == CLUBS:
+                return card
+
+    def take_from_stock(self, seat: int) -> int:
+        card = self.stock.pop(0)
+        self.hands[seat].append(card)
+        self.draws += 1
+        self.idle_passes = 0
+        self.note(f"seat {seat} draws {name(card)}")
+        return card
+
+    def reshuffle(self) -> None:
+        """The pile but its top card, bottom first, is shuffled into the new stock."""
+        assert not self.stock
+        top = self.pile.pop()
+        self.stock, self.pile = self.pile, [top]
+        self.stream.shuffle(self.stock)
+        self.reshuffles += 1
+        self.note(f"reshuffle: {len(self.stock)} cards become the stock")
+
+    def pass_turn(self, seat: int) -> None:
+        """The turn ends by passing; passes made while nothing can be drawn count toward
+        ``blocked`` (players + 1 in a row)."""
+        self.passes += 1
+        self.note(f"seat {seat} passes")
+        if self.drawable():
+            self.idle_passes = 0
+            return
+        self.idle_passes += 1
+        if self.idle_passes >= self.n + 1:
+            winner = -1
+            if self.rules.blocked_winner == "lowest_hand":
+                winner = self.lowest_hand_from(self.next_seat(seat))
+            raise GameOver("blocked", winner)
+
+    # --- ending and scoring --------------------------------------------------------------
+
+    def stock_out(self, seat: int) -> GameOver:
+        """``stock_empty = end``: fewest points wins, ties to the seat acting soonest from
+        ``seat``, the one trying to draw."""
+        self.note(f"seat {seat} must draw from an empty stock")
+        return GameOver("stock_out", self.lowest_hand_from(seat))
+
+    def lowest_hand_from(self, start: int) -> int:
+        order = [(start + k * self.direction) % self.n for k in range(self.n)]
+        return min(order, key=self.hand_points)  # min keeps the first of equals
+
+    def hand_points(self, seat: int) -> int:
+        return sum(self.rules.points(rank_of(card)) for card in self.hands[seat])
+
+    def record(self, over: GameOver) -> SheddingRecord:
+        self.check_cards()
+        assert self.turns <= self.rules.max_turns
+        if over.end == "out":
+            assert not self.hands[over.winner], "the winner's hand is not empty"
+        points = tuple(self.hand_points(seat) for seat in range(self.n))
+        return SheddingRecord(
+            winner=over.winner,
+            end=over.end,
+            turns=self.turns,
+            plays=self.plays,
+            draws=self.draws,
+            passes=self.passes,
+            wilds=self.wilds,
+            reshuffles=self.reshuffles,
+            finish_rank=over.finish_rank,
+            cards_left=tuple(len(hand) for hand in self.hands),
+            points=points,
+            score=self.scores(over, points),
+        )
+
+    def scores(self, over: GameOver, points: tuple[int, ...]) -> tuple[int, ...]:
+        """Scores per ``scoring``; the finishing multiplier only when a seat went out."""
+        rules, winner = self.rules, over.winner
+        sign = -1 if rules.scoring == "minus_hand" else 1
+        if winner < 0:  # no winner: every seat its own hand value
+            return tuple(sign * p for p in points)
+        multiplier = rules.multiplier(over.finish_rank) if over.end == "out" else 1
+        others = [p * multiplier if seat != winner else 0 for seat, p in enumerate(points)]
+        if rules.scoring == "winner_collects":
+            return tuple(sum(others) if seat == winner else 0 for seat in range(self.n))
+        return tuple(sign * p for p in others)
+
+    # --- checks and trace ----------------------------------------------------------------
+
+    def every_card(self) -> list[int]:
+        return [card for hand in self.hands for card in hand] + self.stock + self.pile
+
+    def check_cards(self) -> None:
+        assert Counter(self.every_card()) == self.all_cards, "cards are not conserved"
+
+    def next_seat(self, seat: int) -> int:
+        return (seat + self.direction) % self.n
+
+    def top_text(self) -> str:
+        if not self.pile:
+            return "no pile"
+        top = self.pile[-1]
+        forced = "" if suit_of(top) == self.suit else f", {SUIT_NAMES[self.suit]} named"
+        return f"{name(top)}{forced}"
+
+    def note(self, line: str) -> None:
+        if self.trace is not None:
+            self.trace.append(line)
+
+    def note_hands(self) -> None:
+        if self.trace is None:
+            return
+        for seat, hand in enumerate(self.hands):
+            first = " (acts first)" if seat == self.first_seat else ""
+            self.note(f"seat {seat}{first}: {names(hand)}")
+        self.note(
+            f"stock {len(self.stock)} cards"
+            + (f"; pile top {self.top_text()}" if self.pile else "")
+        )
+
+
+def _seat_text(winner: int) -> str:
+    return "none" if winner < 0 else f"seat {winner}"
