@@ -267,6 +267,55 @@ def rules(
     typer.echo(f"{info.title}: {BeggarRules().with_overrides(overrides).describe()}")
 
 
+@app.command()
+@user_errors
+def replay(
+    preset_name: Annotated[
+        str,
+        typer.Argument(
+            metavar="PRESET", help="pis-yedili, crazy-eights, crazy-eights-plain or openspiel."
+        ),
+    ],
+    seed: Annotated[int, typer.Option(help="The run's seed.")],
+    game: Annotated[int, typer.Option(help="The game's index in the run.")] = 0,
+    players: PlayersOpt = None,
+    strategy: Annotated[
+        list[str] | None,
+        typer.Option(help="Strategy of each seat in seat order (repeatable; others: random)."),
+    ] = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Print one shedding game turn by turn (hands, plays, draws, suits, penalties)."""
+    from .games.shedding import reference
+    from .games.shedding.rules import DEFAULT_PLAYERS, PRESETS, preset
+
+    if preset_name not in PRESETS:
+        raise CardsimError(f"unknown preset '{preset_name}'; presets: {', '.join(PRESETS)}")
+    rules = preset(preset_name).with_overrides(rule_overrides(config, rule))
+    players = DEFAULT_PLAYERS[preset_name] if players is None else players
+    rules.check_players(players)
+    strategies = list(strategy or [])
+    if len(strategies) > players:
+        raise CardsimError(f"{len(strategies)} strategies given for {players} seats")
+    strategies += ["random"] * (players - len(strategies))
+    if game < 0 or not 0 <= seed < 2**64:
+        raise CardsimError(f"seed must be 0 to 2**64-1 and game at least 0, got {seed}, {game}")
+    lines: list[str] = []
+    record = reference.play(rules, players, strategies, seed, game, trace=lines)
+    typer.echo(
+        f"{preset_name}, {players} players ({', '.join(strategies)}), seed {seed}, game {game}"
+    )
+    typer.echo("\n".join(lines))
+    winner = "no winner" if record.winner < 0 else f"seat {record.winner} wins"
+    typer.echo(
+        f"end: {record.end}, {winner}; {record.turns} turns, {record.plays} plays, "
+        f"{record.draws} cards drawn, {record.passes} passes, {record.wilds} suits named, "
+        f"{record.reshuffles} reshuffles; cards left {list(record.cards_left)}, "
+        f"points {list(record.points)}, scores {list(record.score)}"
+    )
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

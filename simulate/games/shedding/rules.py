@@ -18,6 +18,7 @@ from ...cards import RANKS
 from ...errors import CardsimError
 
 PRESETS = ("pis-yedili", "crazy-eights", "crazy-eights-plain", "openspiel")
+DEFAULT_PLAYERS = {"pis-yedili": 4, "crazy-eights": 4, "crazy-eights-plain": 4, "openspiel": 5}
 MAX_PLAYERS = 15
 CHOICES = {
     "first_seat": ("seat0", "random"),
