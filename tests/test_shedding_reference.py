@@ -573,3 +573,37 @@ def test_trace_names_the_events():
     text = "\n".join(trace)
     for event in ("starter", "reverses", "is skipped", "draws 2 at once", "game over"):
         assert event in text, event
+
+
+# --- matches -------------------------------------------------------------------------------
+
+
+def test_match_deals_rotate_the_first_seat_and_add_up():
+    from simulate.games.shedding.reference import play_match
+
+    rules = preset("pis-yedili")
+    trace: list[str] = []
+    match = play_match(rules, 3, ["random"] * 3, seed=9, match=2, trace=trace)
+    assert len(match.deals) == rules.match_deals == 4
+    firsts = [line for line in trace if "(acts first)" in line]
+    assert [line.split()[1] for line in firsts] == ["0", "1", "2", "0"]
+    assert match.totals == tuple(map(sum, zip(*(d.score for d in match.deals), strict=True)))
+    best = min(match.totals)
+    winners = [seat for seat, total in enumerate(match.totals) if total == best]
+    assert match.share == tuple(1 / len(winners) if s in winners else 0.0 for s in range(3))
+    assert sum(match.share) == pytest.approx(1.0)
+    again = play_match(rules, 3, ["random"] * 3, seed=9, match=2)
+    assert again == match
+
+
+def test_target_score_ends_the_match_when_reached():
+    from simulate.games.shedding.reference import play_match
+
+    rules = preset("crazy-eights").with_overrides({"target_score": 150})
+    for match_index in range(20):
+        match = play_match(rules, 3, ["random"] * 3, seed=4, match=match_index)
+        partial = [0, 0, 0]
+        for k, record in enumerate(match.deals):
+            partial = [a + b for a, b in zip(partial, record.score, strict=True)]
+            assert (max(partial) >= 150) == (k == len(match.deals) - 1)
+        assert match.share[match.totals.index(max(match.totals))] > 0

@@ -185,9 +185,11 @@ def make_strategy(strategy: str, stream: Stream) -> Strategy:
 # --- dealing -------------------------------------------------------------------------------
 
 
-def deal(rules: SheddingRules, players: int, stream: Stream):
-    """Steps 1-2 of the protocol: ``(first_seat, hands, stock)``."""
-    first = (stream.bounded(players) + 1) % players if rules.first_seat == "random" else 0
+def deal(rules: SheddingRules, players: int, stream: Stream, first: int | None = None):
+    """Steps 1-2 of the protocol: ``(first_seat, hands, stock)``. A match gives ``first``
+    (the dealer rotates), and then no dealer is drawn."""
+    if first is None:
+        first = (stream.bounded(players) + 1) % players if rules.first_seat == "random" else 0
     deck = list(range(DECK_SIZE * rules.decks_for(players)))
     stream.shuffle(deck)
     size = rules.hand_size_for(players)
@@ -222,6 +224,68 @@ def play(
         trace=trace,
     )
     return table.run()
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match: its deals' records, each seat's total, and each seat's share of the win."""
+
+    deals: tuple[SheddingRecord, ...]
+    totals: tuple[int, ...]
+    """Sum of each seat's deal scores."""
+    share: tuple[float, ...]
+    """1 for the match winner; tied winners share it (m tied seats get 1/m each)."""
+
+
+def play_match(
+    rules: SheddingRules,
+    players: int,
+    strategies: list[str],
+    seed: int,
+    match: int,
+    forget: list[float] | None = None,
+    trace: list[str] | None = None,
+    max_deals: int = 1000,
+) -> MatchRecord:
+    """Play match ``match`` of run ``seed``: ``match_deals`` deals, or deals until a seat's
+    total reaches ``target_score`` (at most ``max_deals``).
+
+    Deal k (k = 0, 1, ...) starts at seat ``k % players`` with the direction clockwise, and
+    draws from the stream ``Stream(seed, match, stream=k)``. The best total wins: the lowest
+    under ``penalty`` scoring, the highest under ``winner_collects`` and ``minus_hand``;
+    "reaches" the target means a total (its size, under ``minus_hand``) at least it.
+    """
+    rules.check_players(players)
+    if rules.match_deals is None and rules.target_score is None:
+        raise CardsimError("a match needs match_deals or target_score")
+    totals = [0] * players
+    deals: list[SheddingRecord] = []
+    while len(deals) < max_deals:
+        k = len(deals)
+        stream = Stream(seed, match, stream=k)
+        first, hands, stock = deal(rules, players, stream, first=k % players)
+        if trace is not None:
+            trace.append(f"deal {k} of match {match}")
+        record = Game(
+            rules,
+            hands,
+            stock,
+            strategies=strategies,
+            stream=stream,
+            first_seat=first,
+            forget=forget,
+            trace=trace,
+        ).run()
+        deals.append(record)
+        totals = [total + score for total, score in zip(totals, record.score, strict=True)]
+        if rules.match_deals is not None and len(deals) == rules.match_deals:
+            break
+        if rules.target_score is not None and max(map(abs, totals)) >= rules.target_score:
+            break
+    best = (min if rules.scoring == "penalty" else max)(totals)
+    winners = [seat for seat in range(players) if totals[seat] == best]
+    share = tuple(1 / len(winners) if seat in winners else 0.0 for seat in range(players))
+    return MatchRecord(tuple(deals), tuple(totals), share)
 
 
 def play_from(
