@@ -1,4 +1,4 @@
-"""The ``cardsim`` command line (typer): simulate, play, search, report, rules.
+"""The ``cardsim`` command line (typer): simulate, play, search, report, rules, replay.
 
 Every user mistake ends in one line on stderr naming the bad value and what is allowed,
 and exit code 2; an interrupted run keeps its finished games and exits with code 130.

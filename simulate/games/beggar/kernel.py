@@ -469,26 +469,24 @@ def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
     """Play on from ``scratch[ROW_GAME]`` (after ``tricks`` tricks) looking for a loop.
 
     Brent's method with its tortoise in ``scratch[ROW_TORTOISE]``; stops at a loop, at the
-    game's end, or after ``horizon`` tricks in all. Returns ``(cycle_tricks, cards_in)``:
-    the loop length (0 when none was found) and the cards played on the way.
+    game's end, or after ``horizon`` tricks in all. Returns the loop's length in tricks, 0
+    when none was found.
     """
     game = scratch[ROW_GAME]
     tortoise = scratch[ROW_TORTOISE]
-    cards = 0
     while tricks < horizon:
-        status, played, _ = play_trick(game, n, rules, NO_LIMIT)
-        cards += played
+        status = play_trick(game, n, rules, NO_LIMIT)[0]
         tricks += 1
         if status == GAME_OVER:
-            return 0, cards
+            return 0
         lam += 1
         if same_state(game, tortoise, n):
-            return lam, cards
+            return lam
         if lam == power:
             copy_state(tortoise, game)
             power *= 2
             lam = 0
-    return 0, cards
+    return 0
 
 
 @njit(cache=True, _nrt=False)
@@ -610,7 +608,7 @@ def play_game(scratch, n, rules, held):
         if time_up:
             # The state may have repeated before the limit without Brent's method noticing
             # yet: it notices within 3x the tricks of the first repeat, so play on that far.
-            lam, _ = _continue_brent(scratch, n, rules, power, lam, tricks, 3 * tricks + 2)
+            lam = _continue_brent(scratch, n, rules, power, lam, tricks, 3 * tricks + 2)
             if lam > 0:
                 repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
                 if repeat_tricks <= tricks:
