@@ -1,0 +1,96 @@
+"""Shedding games in bulk: the compiled kernel behind numpy-in, columns-out calls."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import CardsimError
+from ...rng import seed_key
+from .kernel import (
+    MAX_DECKS,
+    O_DRAWS,
+    O_END,
+    O_FINISH,
+    O_PASSES,
+    O_PLAYS,
+    O_RESHUFFLES,
+    O_TURNS,
+    O_WILDS,
+    O_WINNER,
+    STATS,
+    STRATEGY_CODES,
+    play_random_games,
+)
+from .rules import SheddingRules
+
+
+def strategy_codes(strategies: list[str], players: int) -> np.ndarray:
+    """The kernel's strategy codes, one per seat."""
+    if len(strategies) != players:
+        raise CardsimError(f"{players} seats need {players} strategies, got {len(strategies)}")
+    unknown = [s for s in strategies if s not in STRATEGY_CODES]
+    if unknown:
+        raise CardsimError(
+            f"unknown strategy '{unknown[0]}' for the kernel; known: {', '.join(STRATEGY_CODES)}"
+        )
+    return np.array([STRATEGY_CODES[s] for s in strategies], np.int64)
+
+
+def forget_thresholds(forget: list[float] | None, players: int) -> np.ndarray:
+    """``int(p * 2**32)`` per seat, -1 for ``p = 0`` (the reference draws no word then)."""
+    chances = list(forget) if forget is not None else [0.0] * players
+    if len(chances) != players:
+        raise CardsimError(f"{players} seats need {players} forget chances, got {len(chances)}")
+    return np.array([int(p * 2**32) if p > 0 else -1 for p in chances], np.int64)
+
+
+def play_random(
+    rules: SheddingRules,
+    players: int,
+    strategies: list[str],
+    seed: int,
+    first_game: int,
+    count: int,
+    forget: list[float] | None = None,
+) -> dict[str, np.ndarray]:
+    """Deal and play games ``first_game .. first_game+count-1`` of the run with this seed,
+    each exactly as :func:`.reference.play` does.
+
+    Returns columns: ``winner``, ``end`` (index into ``reference.END_REASONS``),
+    ``finish_rank`` int8[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
+    ``reshuffles`` int32[count]; ``cards_left``, ``points``, ``score`` int32[count, players].
+    """
+    rules.check_players(players)
+    decks = rules.decks_for(players)
+    if decks > MAX_DECKS:
+        raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
+    key0, key1 = seed_key(seed)
+    stats = np.zeros((count, STATS), np.int64)
+    seats = np.zeros((count, 3, players), np.int64)
+    play_random_games(
+        key0,
+        key1,
+        first_game,
+        players,
+        decks,
+        rules.hand_size_for(players),
+        rules.to_vector(),
+        strategy_codes(strategies, players),
+        forget_thresholds(forget, players),
+        stats,
+        seats,
+    )
+    return {
+        "winner": stats[:, O_WINNER].astype(np.int8),
+        "end": stats[:, O_END].astype(np.int8),
+        "turns": stats[:, O_TURNS].astype(np.int32),
+        "plays": stats[:, O_PLAYS].astype(np.int32),
+        "draws": stats[:, O_DRAWS].astype(np.int32),
+        "passes": stats[:, O_PASSES].astype(np.int32),
+        "wilds": stats[:, O_WILDS].astype(np.int32),
+        "reshuffles": stats[:, O_RESHUFFLES].astype(np.int32),
+        "finish_rank": stats[:, O_FINISH].astype(np.int8),
+        "cards_left": seats[:, 0, :].astype(np.int32),
+        "points": seats[:, 1, :].astype(np.int32),
+        "score": seats[:, 2, :].astype(np.int32),
+    }

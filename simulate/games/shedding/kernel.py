@@ -1,0 +1,763 @@
+"""Shedding games (Crazy Eights, Pis Yedili and relatives), the compiled kernel.
+
+Plays whole games exactly as :mod:`.reference` does, draw for draw from the same stream, and
+returns the same records. One compiled kernel serves every variant: the rules arrive as the
+int64 vector of :meth:`.rules.SheddingRules.to_vector`.
+
+Representation (every rule depends on a card's identity ``code % 52`` only, and a shuffle
+permutes positions whatever they hold, so the kernel keeps identities, not codes):
+
+- a hand is ``hands[seat, identity]`` (copies held) plus a 52-bit mask of the identities
+  held (``st[S_HELD + seat]``) and its size (``st[S_LEN + seat]``); the legal cards of a
+  seat are a mask (held & what may be played), walked upward, which is the reference's
+  order (sorted by identity, copies adjacent);
+- the stock is ``stock[st[S_SPOS]:st[S_SEND]]``, top first; the pile ``pile[:st[S_PLEN]]``,
+  bottom first;
+- the rest of a game's state (direction, suit in force, pending penalty, counters, ...) is
+  the int64 array ``st`` (offsets ``S_*`` below).
+
+The reference raises ``GameOver`` wherever the game ends; here the end is written to
+``st[S_END]`` (-1 while the game runs) and every caller returns once it is set. The
+reference's ``again`` extra play (a tail call of ``play_card``) is returned as a flag and
+played by a loop in :func:`_take_turn`, so nothing recurses.
+
+Strategies are codes (``STRATEGY_CODES``), one per seat, and every decision goes through one
+dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
+:func:`name_suit`). Last-card forget chances arrive as thresholds ``int(p * 2**32)``, and
+-1 for ``p = 0`` (no random word is drawn then).
+
+Only the parallel entry point allocates (per block of games); every other function is
+compiled with ``_nrt=False`` and allocates nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...bits import popcount, trailing_zeros
+from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...rng_jit import bounded, next_u32, shuffle, stream_init
+from .rules import (
+    FLAG_AGAIN,
+    FLAG_REVERSE,
+    FLAG_SKIP,
+    FLAG_WILD,
+    MAX_PLAYERS,
+    R,
+    R_ALL_DRAW,
+    R_DRAW,
+    R_EFFECT_FLAGS,
+    R_MULTIPLIER,
+    R_POINTS,
+)
+
+DECK = 52
+MAX_DECKS = 8
+MAX_CARDS = DECK * MAX_DECKS
+
+STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2}
+STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST = 0, 1, 2
+
+# End codes: indices into reference.END_REASONS.
+END_OUT, END_STOCK_OUT, END_BLOCKED, END_PLAY_CAP, END_TURN_CAP = range(5)
+
+# Choice values (indices into rules.CHOICES).
+FIRST_RANDOM = 1
+START_FLIP, START_LEAD_CLUB, START_ALL_LEAD_CLUB = 0, 1, 2
+WILD_ANY, WILD_DIFFERENT, WILD_OWN_SUIT, WILD_MATCH_SUIT = 0, 1, 2, 3
+NO_PLAY_PASS, NO_PLAY_MAY_PLAY, NO_PLAY_UNTIL, NO_PLAY_UP_TO = 0, 1, 2, 3
+STACK_NONE, STACK_SAME_RANK, STACK_ANY_DRAW = 0, 1, 2
+GROWTH_ADD, GROWTH_DOUBLE = 0, 1
+EMPTY_RESHUFFLE, EMPTY_END, EMPTY_PASS = 0, 1, 2
+BLOCKED_LOWEST = 0
+REVERSE2_SKIP = 1
+LAST_PENALTY, LAST_CANNOT_GO_OUT = 0, 1
+SCORE_COLLECTS, SCORE_PENALTY, SCORE_MINUS = 0, 1, 2
+
+R_FIRST_SEAT = R["first_seat"]
+R_START = R["start"]
+R_WILD_MODE = R["wild_mode"]
+R_WILD_ON_WILD = R["wild_on_wild"]
+R_ON_NO_PLAY = R["on_no_play"]
+R_DRAW_UP_TO = R["draw_up_to"]
+R_VOLUNTARY = R["voluntary_draw"]
+R_STACKING = R["stacking"]
+R_GROWTH = R["stack_growth"]
+R_WILD_ANSWERS = R["wild_answers_draw"]
+R_PENALTY_ENDS = R["penalty_ends_turn"]
+R_STOCK_EMPTY = R["stock_empty"]
+R_BLOCKED_WINNER = R["blocked_winner"]
+R_MAX_PLAYS = R["max_plays"]
+R_MAX_TURNS = R["max_turns"]
+R_REVERSE2 = R["reverse_two_players"]
+R_LAST_CALL = R["last_card_call"]
+R_LAST_RULE = R["last_card_rule"]
+R_LAST_PENALTY = R["last_card_penalty"]
+R_SCORING = R["scoring"]
+
+# Kinds of legality check (the reference's NORMAL, ANSWER, OPENING).
+NORMAL, ANSWER, OPENING = 0, 1, 2
+# Decisions other than a card.
+DRAW, PASS = -2, -3
+
+# Offsets in the game state ``st``.
+S_N = 0
+S_DIR = 1
+S_SUIT = 2
+S_PLEN = 3
+S_SPOS = 4
+S_SEND = 5
+S_PENDING = 6
+S_PSKIP = 7
+S_SKIP_NEXT = 8
+S_OPENINGS = 9
+S_IDLE = 10
+S_TURNS = 11
+S_PLAYS = 12
+S_DRAWS = 13
+S_PASSES = 14
+S_WILDS = 15
+S_RESHUFFLES = 16
+S_END = 17
+S_WINNER = 18
+S_FINISH = 19
+S_WILD_MASK = 20
+S_DRAW_MASK = 21
+S_FIRST = 22
+S_HELD = 24
+S_LEN = S_HELD + MAX_PLAYERS
+S_BARRED = S_LEN + MAX_PLAYERS
+S_STRATEGY = S_BARRED + MAX_PLAYERS
+S_FORGET = S_STRATEGY + MAX_PLAYERS
+STATE_SIZE = S_FORGET + MAX_PLAYERS
+
+# Output columns of ``stats``.
+O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH = range(9)
+STATS = 9
+
+SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], np.int64)
+RANK_MASK = np.array([sum(1 << (13 * s + r) for s in range(4)) for r in range(13)], np.int64)
+BLOCK = 256
+"""Games per parallel work item."""
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _wrap(value, n):
+    """``value % n`` for ``value >= -2n`` (Python's modulo, without a sign test)."""
+    return (value + 2 * n) % n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _next_seat(st, seat):
+    return _wrap(seat + st[S_DIR], st[S_N])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pick(stream, k):
+    """A uniform index among ``k`` options; one option costs no random draw."""
+    return bounded(stream, k) if k >= 2 else 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _nth_bit(mask, k):
+    """The position of the ``k``-th (from 0) set bit of ``mask``."""
+    for _ in range(k):
+        mask &= mask - 1
+    return trailing_zeros(mask)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _drawable(st, rules):
+    return st[S_SPOS] < st[S_SEND] or (
+        rules[R_STOCK_EMPTY] == EMPTY_RESHUFFLE and st[S_PLEN] > 1
+    )
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _exhausted(st, rules):
+    return not _drawable(st, rules) and rules[R_STOCK_EMPTY] != EMPTY_END
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _free_pass(st, rules, compulsory):
+    return rules[R_STOCK_EMPTY] == EMPTY_PASS and st[S_SPOS] == st[S_SEND] and not compulsory
+
+
+# --- strategies ------------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def choose(code, stream, hands, seat, mask, may_draw, may_pass):
+    """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS``.
+
+    The dispatch point of every strategy (``code``, see ``STRATEGY_CODES``); the options
+    and their order are the reference strategies'.
+    """
+    if code == STRAT_UNIFORM:
+        distinct = popcount(mask)
+        k = distinct + np.int64(may_draw) + np.int64(may_pass)
+        index = _pick(stream, k)
+        if index < distinct:
+            return _nth_bit(mask, index)
+        if index < distinct + np.int64(may_draw):
+            return DRAW
+        return PASS
+    if mask == 0:
+        return DRAW if may_draw else PASS
+    if code == STRAT_FIRST:
+        return trailing_zeros(mask)
+    # random: a uniform physical card, copies counted
+    total = 0
+    m = mask
+    while m:
+        total += hands[seat, trailing_zeros(m)]
+        m &= m - 1
+    k = _pick(stream, total)
+    m = mask
+    while True:
+        card = trailing_zeros(m)
+        copies = hands[seat, card]
+        if k < copies:
+            return card
+        k -= copies
+        m &= m - 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def play_drawn(code, stream):
+    """Whether a legal card just drawn under ``draw_one_may_play`` is played."""
+    if code == STRAT_UNIFORM:
+        return bounded(stream, 2) == 0
+    return True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def name_suit(code, stream, k):
+    """The index of the suit a wild names among ``k`` open suits."""
+    if code == STRAT_FIRST:
+        return 0
+    return _pick(stream, k)
+
+
+# --- legality --------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _wilds_allowed(st, rules, top):
+    """The wild identities that may be played now (the reference's ``wild_allowed``)."""
+    wild = st[S_WILD_MASK]
+    top_is_wild = (wild >> top) & 1
+    if top_is_wild and rules[R_WILD_ON_WILD] == 0:
+        return 0
+    if rules[R_WILD_MODE] == WILD_MATCH_SUIT and not top_is_wild:
+        return wild & (SUIT_MASK[st[S_SUIT]] | RANK_MASK[top % 13])
+    return wild
+
+
+@njit(cache=True, _nrt=False)
+def _legal_mask(st, rules, pile, seat, mode):
+    """The identities ``seat`` may play now (the reference's ``is_legal``, as a mask)."""
+    if st[S_BARRED + seat] != 0 and st[S_LEN + seat] == 1:
+        return 0
+    held = st[S_HELD + seat]
+    if mode == OPENING:
+        return held & SUIT_MASK[0]
+    top = pile[st[S_PLEN] - 1]
+    if mode == ANSWER:
+        allowed = 0
+        stacking = rules[R_STACKING]
+        if stacking == STACK_ANY_DRAW:
+            allowed = st[S_DRAW_MASK]
+        elif stacking == STACK_SAME_RANK:
+            allowed = st[S_DRAW_MASK] & RANK_MASK[top % 13]
+        if rules[R_WILD_ANSWERS]:
+            allowed |= _wilds_allowed(st, rules, top)
+        return held & allowed
+    matching = (SUIT_MASK[st[S_SUIT]] | RANK_MASK[top % 13]) & ~st[S_WILD_MASK]
+    return held & (matching | _wilds_allowed(st, rules, top))
+
+
+# --- drawing, passing, ending ----------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def _hand_points(st, rules, hands, seat):
+    total = 0
+    m = st[S_HELD + seat]
+    while m:
+        card = trailing_zeros(m)
+        total += hands[seat, card] * rules[R_POINTS + card % 13]
+        m &= m - 1
+    return total
+
+
+@njit(cache=True, _nrt=False)
+def _lowest_hand_from(st, rules, hands, start):
+    """Fewest points, ties to the seat first in the current direction from ``start``."""
+    n = st[S_N]
+    best = -1
+    best_points = 0
+    for k in range(n):
+        seat = _wrap(start + k * st[S_DIR], n)
+        points = _hand_points(st, rules, hands, seat)
+        if best < 0 or points < best_points:
+            best = seat
+            best_points = points
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _stock_out(st, rules, hands, seat):
+    st[S_END] = END_STOCK_OUT
+    st[S_WINNER] = _lowest_hand_from(st, rules, hands, seat)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _take(st, hands, stock, seat):
+    """The seat takes the top card of the (non-empty) stock."""
+    card = stock[st[S_SPOS]]
+    st[S_SPOS] += 1
+    hands[seat, card] += 1
+    st[S_HELD + seat] |= np.int64(1) << card
+    st[S_LEN + seat] += 1
+    st[S_DRAWS] += 1
+    st[S_IDLE] = 0
+    return card
+
+
+@njit(cache=True, _nrt=False)
+def _reshuffle(st, stock, pile, stream):
+    """The pile but its top card, bottom first, is shuffled into the new stock."""
+    count = st[S_PLEN] - 1
+    top = pile[count]
+    shuffle(stream, pile, count)
+    for i in range(count):
+        stock[i] = pile[i]
+    st[S_SPOS] = 0
+    st[S_SEND] = count
+    pile[0] = top
+    st[S_PLEN] = 1
+    st[S_RESHUFFLES] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _draw_one(st, rules, hands, stock, pile, stream, seat):
+    """Draw the top card (reshuffling if the rules say so); -1 when nothing can be drawn,
+    or when the game ended (``stock_empty = end``)."""
+    if st[S_SPOS] == st[S_SEND]:
+        rule = rules[R_STOCK_EMPTY]
+        if rule == EMPTY_END:
+            _stock_out(st, rules, hands, seat)
+            return -1
+        if rule == EMPTY_RESHUFFLE and st[S_PLEN] > 1:
+            _reshuffle(st, stock, pile, stream)
+        else:
+            return -1
+    return _take(st, hands, stock, seat)
+
+
+@njit(cache=True, _nrt=False)
+def _draw_penalty(st, rules, hands, stock, pile, stream, seat, count):
+    for _ in range(count):
+        if _draw_one(st, rules, hands, stock, pile, stream, seat) < 0:
+            break
+
+
+@njit(cache=True, _nrt=False)
+def _pass_turn(st, rules, hands, seat):
+    st[S_PASSES] += 1
+    if _drawable(st, rules):
+        st[S_IDLE] = 0
+        return
+    st[S_IDLE] += 1
+    if st[S_IDLE] >= st[S_N] + 1:
+        winner = -1
+        if rules[R_BLOCKED_WINNER] == BLOCKED_LOWEST:
+            winner = _lowest_hand_from(st, rules, hands, _next_seat(st, seat))
+        st[S_END] = END_BLOCKED
+        st[S_WINNER] = winner
+
+
+# --- playing a card --------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def _name_suit(st, rules, stream, seat, card):
+    mode = rules[R_WILD_MODE]
+    if mode == WILD_OWN_SUIT:
+        st[S_SUIT] = card // 13
+        return
+    code = st[S_STRATEGY + seat]
+    if mode == WILD_DIFFERENT:
+        current = st[S_SUIT]
+        index = name_suit(code, stream, 3)
+        st[S_SUIT] = index if index < current else index + 1
+    else:
+        st[S_SUIT] = name_suit(code, stream, 4)
+    st[S_WILDS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _apply_effects(st, rules, hands, stock, pile, stream, seat, flags, draw, all_draw):
+    """The played card acts; returns 1 when the seat must play again (compulsory)."""
+    n = st[S_N]
+    if flags & FLAG_REVERSE:
+        st[S_DIR] = -st[S_DIR]
+        if n == 2 and rules[R_REVERSE2] == REVERSE2_SKIP:
+            st[S_SKIP_NEXT] = 1
+    skip = (flags & FLAG_SKIP) != 0
+    if draw:
+        if st[S_PENDING]:
+            if rules[R_GROWTH] == GROWTH_DOUBLE:
+                st[S_PENDING] *= 2
+            else:
+                st[S_PENDING] += draw
+            st[S_PSKIP] = skip
+        elif skip and rules[R_STACKING] == STACK_NONE:
+            victim = _next_seat(st, seat)
+            _draw_penalty(st, rules, hands, stock, pile, stream, victim, draw)
+            if st[S_END] >= 0:
+                return 0
+            st[S_SKIP_NEXT] = 1
+        else:
+            st[S_PENDING] = draw
+            st[S_PSKIP] = skip
+    elif skip:
+        st[S_SKIP_NEXT] = 1
+    if all_draw:
+        for k in range(1, n):
+            other = _wrap(seat + k * st[S_DIR], n)
+            _draw_penalty(st, rules, hands, stock, pile, stream, other, all_draw)
+            if st[S_END] >= 0:
+                return 0
+    return 1 if (flags & FLAG_AGAIN) != 0 or all_draw > 0 else 0
+
+
+@njit(cache=True, _nrt=False)
+def _play_card(st, rules, hands, stock, pile, stream, seat, card, mode):
+    """Play ``card``; returns 1 when an extra compulsory play follows in this turn."""
+    hands[seat, card] -= 1
+    if hands[seat, card] == 0:
+        st[S_HELD + seat] &= ~(np.int64(1) << card)
+    st[S_LEN + seat] -= 1
+    pile[st[S_PLEN]] = card
+    st[S_PLEN] += 1
+    st[S_PLAYS] += 1
+    st[S_IDLE] = 0
+    if st[S_LEN + seat] == 0:
+        st[S_END] = END_OUT
+        st[S_WINNER] = seat
+        st[S_FINISH] = card % 13
+        return 0
+    if rules[R_MAX_PLAYS] > 0 and st[S_PLAYS] >= rules[R_MAX_PLAYS]:
+        st[S_END] = END_PLAY_CAP
+        return 0
+    flags = 0
+    draw = 0
+    all_draw = 0
+    if mode != OPENING:
+        rank = card % 13
+        flags = rules[R_EFFECT_FLAGS + rank]
+        draw = rules[R_DRAW + rank]
+        all_draw = rules[R_ALL_DRAW + rank]
+    stacks = draw > 0 and st[S_PENDING] > 0
+    if mode == ANSWER and not stacks:
+        st[S_PENDING] = 0
+    if (flags & FLAG_WILD) != 0 and not stacks:
+        _name_suit(st, rules, stream, seat, card)
+    else:
+        st[S_SUIT] = card // 13
+    # The last-card call.
+    if rules[R_LAST_CALL] and st[S_LEN + seat] == 1:
+        threshold = st[S_FORGET + seat]
+        if threshold >= 0 and next_u32(stream) < threshold:
+            if rules[R_LAST_RULE] == LAST_PENALTY:
+                _draw_penalty(st, rules, hands, stock, pile, stream, seat, rules[R_LAST_PENALTY])
+                if st[S_END] >= 0:
+                    return 0
+            else:
+                st[S_BARRED + seat] = 2
+    return _apply_effects(st, rules, hands, stock, pile, stream, seat, flags, draw, all_draw)
+
+
+# --- the kinds of turn -----------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def _no_play(st, rules, hands, stock, pile, stream, seat, compulsory):
+    """Draw as ``on_no_play`` says (not ``draw_up_to``); returns the extra-play flag."""
+    rule = rules[R_ON_NO_PLAY]
+    if rule == NO_PLAY_UNTIL:
+        while True:
+            card = _draw_one(st, rules, hands, stock, pile, stream, seat)
+            if card < 0:
+                if st[S_END] < 0:
+                    _pass_turn(st, rules, hands, seat)
+                return 0
+            if (_legal_mask(st, rules, pile, seat, NORMAL) >> card) & 1:
+                return _play_card(st, rules, hands, stock, pile, stream, seat, card, NORMAL)
+    card = _draw_one(st, rules, hands, stock, pile, stream, seat)
+    if card < 0:
+        if st[S_END] < 0:
+            _pass_turn(st, rules, hands, seat)
+        return 0
+    if rule == NO_PLAY_MAY_PLAY and (_legal_mask(st, rules, pile, seat, NORMAL) >> card) & 1:
+        if compulsory or play_drawn(st[S_STRATEGY + seat], stream):
+            return _play_card(st, rules, hands, stock, pile, stream, seat, card, NORMAL)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _draw_up_to_phase(st, rules, hands, stock, pile, stream, seat, compulsory):
+    limit = rules[R_DRAW_UP_TO]
+    drawn = 0
+    code = st[S_STRATEGY + seat]
+    while True:
+        mask = _legal_mask(st, rules, pile, seat, NORMAL)
+        by_choice = mask == 0 or (rules[R_VOLUNTARY] != 0 and not compulsory)
+        may_draw = by_choice and drawn < limit and _drawable(st, rules)
+        may_pass = by_choice and (drawn >= limit or _exhausted(st, rules))
+        may_pass = may_pass or _free_pass(st, rules, compulsory)
+        if not (mask != 0 or may_draw or may_pass):
+            _draw_one(st, rules, hands, stock, pile, stream, seat)  # stock_empty = end
+            return 0
+        choice = choose(code, stream, hands, seat, mask, may_draw, may_pass)
+        if choice == PASS:
+            _pass_turn(st, rules, hands, seat)
+            return 0
+        if choice != DRAW:
+            return _play_card(st, rules, hands, stock, pile, stream, seat, choice, NORMAL)
+        _draw_one(st, rules, hands, stock, pile, stream, seat)
+        if st[S_END] >= 0:
+            return 0
+        drawn += 1
+
+
+@njit(cache=True, _nrt=False)
+def _play_phase(st, rules, hands, stock, pile, stream, seat, compulsory):
+    """Play one card or do what ``on_no_play`` says; returns the extra-play flag."""
+    if rules[R_ON_NO_PLAY] == NO_PLAY_UP_TO:
+        return _draw_up_to_phase(st, rules, hands, stock, pile, stream, seat, compulsory)
+    mask = _legal_mask(st, rules, pile, seat, NORMAL)
+    may_draw = (
+        mask != 0 and rules[R_VOLUNTARY] != 0 and not compulsory and _drawable(st, rules)
+    )
+    may_pass = _free_pass(st, rules, compulsory)
+    choice = DRAW
+    if mask != 0 or may_pass:
+        choice = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, may_draw, may_pass)
+    if choice == PASS:
+        _pass_turn(st, rules, hands, seat)
+        return 0
+    if choice == DRAW:
+        return _no_play(st, rules, hands, stock, pile, stream, seat, compulsory)
+    return _play_card(st, rules, hands, stock, pile, stream, seat, choice, NORMAL)
+
+
+@njit(cache=True, _nrt=False)
+def _penalty_turn(st, rules, hands, stock, pile, stream, seat):
+    """Facing a pending penalty: answer it, or draw the total."""
+    mask = _legal_mask(st, rules, pile, seat, ANSWER)
+    choice = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, True, False)
+    if choice >= 0:
+        return _play_card(st, rules, hands, stock, pile, stream, seat, choice, ANSWER)
+    total = st[S_PENDING]
+    st[S_PENDING] = 0
+    ends_turn = st[S_PSKIP] != 0 or rules[R_PENALTY_ENDS] != 0
+    _draw_penalty(st, rules, hands, stock, pile, stream, seat, total)
+    if st[S_END] >= 0 or ends_turn:
+        return 0
+    return _play_phase(st, rules, hands, stock, pile, stream, seat, False)
+
+
+@njit(cache=True, _nrt=False)
+def _opening_turn(st, rules, hands, stock, pile, stream, seat):
+    """A club opening: play a club, drawing until one comes (no reshuffle)."""
+    st[S_OPENINGS] -= 1
+    mask = _legal_mask(st, rules, pile, seat, OPENING)
+    if mask:
+        card = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, False, False)
+    else:
+        while True:
+            if st[S_SPOS] == st[S_SEND]:
+                _stock_out(st, rules, hands, seat)
+                return 0
+            card = _take(st, hands, stock, seat)
+            if card < 13:
+                break
+    return _play_card(st, rules, hands, stock, pile, stream, seat, card, OPENING)
+
+
+@njit(cache=True, _nrt=False)
+def _take_turn(st, rules, hands, stock, pile, stream, seat):
+    """One turn of ``seat``; returns the seat that acts next."""
+    st[S_TURNS] += 1
+    st[S_SKIP_NEXT] = 0
+    if st[S_OPENINGS]:
+        again = _opening_turn(st, rules, hands, stock, pile, stream, seat)
+    elif st[S_PENDING]:
+        again = _penalty_turn(st, rules, hands, stock, pile, stream, seat)
+    else:
+        again = _play_phase(st, rules, hands, stock, pile, stream, seat, False)
+    while again and st[S_END] < 0:
+        again = _play_phase(st, rules, hands, stock, pile, stream, seat, True)
+    if st[S_END] >= 0:
+        return seat
+    if st[S_BARRED + seat] > 0:
+        st[S_BARRED + seat] -= 1
+    step = 2 if st[S_SKIP_NEXT] and not st[S_PENDING] else 1
+    return _wrap(seat + step * st[S_DIR], st[S_N])
+
+
+@njit(cache=True, _nrt=False)
+def _turn_starter(st, rules, stock, pile, stream):
+    """``start = flip``: a wild starter goes back into the stock at ``1 + bounded(S)``."""
+    card = stock[st[S_SPOS]]
+    st[S_SPOS] += 1
+    while (st[S_WILD_MASK] >> card) & 1 and st[S_SPOS] < st[S_SEND]:
+        position = 1 + bounded(stream, st[S_SEND] - st[S_SPOS])
+        start = st[S_SPOS] - 1  # the free slot left by the card
+        for i in range(start, start + position):
+            stock[i] = stock[i + 1]
+        stock[start + position] = card
+        st[S_SPOS] = start
+        card = stock[start]
+        st[S_SPOS] += 1
+    pile[0] = card
+    st[S_PLEN] = 1
+    st[S_SUIT] = card // 13
+
+
+# --- one game --------------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def _deal(st, rules, hands, stock, stream, n, decks, hand_size):
+    first = 0
+    if rules[R_FIRST_SEAT] == FIRST_RANDOM:
+        first = (bounded(stream, n) + 1) % n
+    total = DECK * decks
+    for i in range(total):
+        stock[i] = i % DECK
+    shuffle(stream, stock, total)
+    for seat in range(n):
+        for card in range(DECK):
+            hands[seat, card] = 0
+        st[S_HELD + seat] = 0
+        st[S_LEN + seat] = hand_size
+    for round_ in range(hand_size):
+        for j in range(n):
+            seat = (first + j) % n
+            card = stock[round_ * n + j]
+            hands[seat, card] += 1
+            st[S_HELD + seat] |= np.int64(1) << card
+    st[S_SPOS] = n * hand_size
+    st[S_SEND] = total
+    return first
+
+
+@njit(cache=True, _nrt=False)
+def _setup(st, rules, n, strategies, forget):
+    for i in range(STATE_SIZE):
+        st[i] = 0
+    st[S_N] = n
+    st[S_DIR] = 1
+    st[S_END] = -1
+    st[S_WINNER] = -1
+    st[S_FINISH] = -1
+    wild = 0
+    draws = 0
+    for rank in range(13):
+        if rules[R_EFFECT_FLAGS + rank] & FLAG_WILD:
+            wild |= RANK_MASK[rank]
+        if rules[R_DRAW + rank] > 0:
+            draws |= RANK_MASK[rank]
+    st[S_WILD_MASK] = wild
+    st[S_DRAW_MASK] = draws
+    start = rules[R_START]
+    st[S_OPENINGS] = 1 if start == START_LEAD_CLUB else (n if start == START_ALL_LEAD_CLUB else 0)
+    for seat in range(n):
+        st[S_STRATEGY + seat] = strategies[seat]
+        st[S_FORGET + seat] = forget[seat]
+
+
+@njit(cache=True, _nrt=False)
+def _record(st, rules, hands, stats, seats, row):
+    """Write the game's record: ``stats[row]`` and ``seats[row]`` (cards, points, score)."""
+    n = st[S_N]
+    stats[row, O_WINNER] = st[S_WINNER]
+    stats[row, O_END] = st[S_END]
+    stats[row, O_TURNS] = st[S_TURNS]
+    stats[row, O_PLAYS] = st[S_PLAYS]
+    stats[row, O_DRAWS] = st[S_DRAWS]
+    stats[row, O_PASSES] = st[S_PASSES]
+    stats[row, O_WILDS] = st[S_WILDS]
+    stats[row, O_RESHUFFLES] = st[S_RESHUFFLES]
+    stats[row, O_FINISH] = st[S_FINISH]
+    winner = st[S_WINNER]
+    scoring = rules[R_SCORING]
+    sign = -1 if scoring == SCORE_MINUS else 1
+    multiplier = 1
+    if st[S_END] == END_OUT:
+        multiplier = rules[R_MULTIPLIER + st[S_FINISH]]
+    collected = 0
+    for seat in range(n):
+        points = _hand_points(st, rules, hands, seat)
+        seats[row, 0, seat] = st[S_LEN + seat]
+        seats[row, 1, seat] = points
+        if winner < 0:
+            seats[row, 2, seat] = sign * points
+        elif seat == winner:
+            seats[row, 2, seat] = 0
+        else:
+            collected += points * multiplier
+            seats[row, 2, seat] = 0 if scoring == SCORE_COLLECTS else sign * points * multiplier
+    if winner >= 0 and scoring == SCORE_COLLECTS:
+        seats[row, 2, winner] = collected
+
+
+@njit(cache=True, _nrt=False)
+def play_game(st, rules, hands, stock, pile, stream, key0, key1, game, n, decks, hand_size,
+              strategies, forget, stats, seats, row):
+    """Deal game ``game`` of the run and play it to its end; write row ``row``."""
+    stream_init(stream, key0, key1, game, 0)
+    _setup(st, rules, n, strategies, forget)
+    seat = _deal(st, rules, hands, stock, stream, n, decks, hand_size)
+    if rules[R_START] == START_FLIP:
+        _turn_starter(st, rules, stock, pile, stream)
+    max_turns = rules[R_MAX_TURNS]
+    while True:
+        if st[S_TURNS] >= max_turns:
+            st[S_END] = END_TURN_CAP
+            break
+        seat = _take_turn(st, rules, hands, stock, pile, stream, seat)
+        if st[S_END] >= 0:
+            break
+    _record(st, rules, hands, stats, seats, row)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def play_random_games(key0, key1, first_game, n, decks, hand_size, rules, strategies, forget,
+                      stats, seats):
+    """Deal and play games ``first_game .. first_game + len(stats) - 1`` of a run.
+
+    ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
+    ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw).
+    Outputs: ``stats`` int64[G, STATS] (``O_*`` columns), ``seats`` int64[G, 3, n] (cards
+    left, points, score).
+    """
+    count = stats.shape[0]
+    blocks = (count + BLOCK - 1) // BLOCK
+    for block in prange(blocks):
+        st = np.empty(STATE_SIZE, np.int64)
+        hands = np.empty((MAX_PLAYERS, DECK), np.int64)
+        stock = np.empty(MAX_CARDS, np.int64)
+        pile = np.empty(MAX_CARDS, np.int64)
+        stream = np.empty(RNG_STATE_SIZE, np.int64)
+        for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
+            play_game(st, rules, hands, stock, pile, stream, key0, key1, first_game + i, n,
+                      decks, hand_size, strategies, forget, stats, seats, i)
