@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 from simulate.games.beggar.rules import GAME as BEGGAR
 from simulate.games.beggar.rules import BeggarRules
 from simulate.games.registry import GAMES
+from simulate.games.shedding.rules import PRESETS
+from simulate.games.shedding.rules import preset as shedding_preset
 
 GAME_NAMES = {name: info.title for name, info in GAMES.items()}
 
 #: Rules as the engine resolves them when none are given, per game (simulate's numba-free
 #: rules modules are the one source of them).
-DEFAULT_RULES: dict[str, dict[str, Any]] = {BEGGAR: BeggarRules().to_dict()}
+#: Shedding presets' rules are stored as JSON, so they are compared in their JSON form.
+DEFAULT_RULES: dict[str, dict[str, Any]] = {
+    BEGGAR: BeggarRules().to_dict(),
+    **{name: json.loads(json.dumps(shedding_preset(name).to_dict())) for name in PRESETS},
+}
+
+#: Shedding knobs whose value is a table by rank; they are compared entry by entry.
+_RANK_TABLES = ("effects", "card_points", "finish_multiplier")
 
 _COURT_ORDER = "JQKA"
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
@@ -41,6 +51,98 @@ def rule_text(name: str, value: Any) -> str:
     return f"no {words}" if value is None else f"{words} {value}"
 
 
+def is_shedding(game: str) -> bool:
+    """Whether ``game`` is one of the shedding-game presets."""
+    info = GAMES.get(game)
+    return info.family == "shedding" if info else game != BEGGAR
+
+
+def knob_text(value: Any) -> str:
+    """A shedding knob's value in words: ``on``/``off``, ``none``, ``skip+draw:2``,
+    ``5+ players: 2, otherwise 1``, ``10,000``."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if isinstance(value, int):
+        return fmt_int(value)
+    if isinstance(value, list | tuple):
+        return "+".join(map(str, value)) or "none"
+    if isinstance(value, dict):
+        return ", ".join(
+            f"otherwise {knob_text(v)}" if k == "default" else f"{k} players: {knob_text(v)}"
+            for k, v in value.items()
+        )
+    return str(value)
+
+
+def shedding_rules(meta: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """The knobs of a shedding run as ``(knob, value in words, is_default)``, leaving out
+    the ``preset`` entry. With known defaults the rank tables (effects, card_points,
+    finish_multiplier) give only their changed entries, as dotted knobs the way ``--rule``
+    takes them (``effects.A``, ``card_points.7``); without, every knob counts as changed."""
+    rules = meta.get("rules", {})
+    defaults = DEFAULT_RULES.get(rules.get("preset", meta["game"]), {})
+    out = []
+    for name, value in rules.items():
+        if name == "preset":
+            continue
+        base = defaults.get(name)
+        if name in _RANK_TABLES and isinstance(value, dict) and isinstance(base, dict):
+            for rank in sorted(set(value) | set(base), key=_rank_order):
+                new, old = value.get(rank), base.get(rank)
+                if new != old and not (name == "effects" and not new and not old):
+                    empty = [] if name == "effects" else None
+                    out.append(
+                        (f"{name}.{rank}", knob_text(new if new is not None else empty), False)
+                    )
+            continue
+        if name in _RANK_TABLES and isinstance(value, dict):
+            out.append((name, _rank_table_text(value), False))
+            continue
+        out.append((name, knob_text(value), name in defaults and base == value))
+    return out
+
+
+def _rank_order(rank: str) -> int:
+    order = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    return order.index(rank) if rank in order else len(order)
+
+
+def _rank_table_text(table: dict) -> str:
+    return (
+        ", ".join(f"{rank} {knob_text(table[rank])}" for rank in sorted(table, key=_rank_order))
+        or "none"
+    )
+
+
+def changed_rules(meta: dict[str, Any]) -> list[str]:
+    """A shedding run's knobs that differ from its preset's defaults, as ``knob = value``
+    (rank tables entry by entry: ``effects.A = skip``)."""
+    return [f"{name} = {text}" for name, text, default in shedding_rules(meta) if not default]
+
+
+def strategies_text(strategies: list[str]) -> str:
+    """``"random in every seat"`` or ``"first in seat 0, random in seats 1–3"``."""
+    if not strategies:
+        return "strategies not recorded"
+    if len(set(strategies)) == 1:
+        return f"{strategies[0]} in every seat"
+    parts = []
+    for name in dict.fromkeys(strategies):
+        seats = [i for i, s in enumerate(strategies) if s == name]
+        parts.append(f"{name} in {_seats_text(seats)}")
+    return ", ".join(parts)
+
+
+def _seats_text(seats: list[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    if seats == list(range(seats[0], seats[-1] + 1)):
+        return f"seats {seats[0]}–{seats[-1]}"
+    return "seats " + ", ".join(map(str, seats))
+
+
 def is_default_rule(game: str, name: str, value: Any) -> bool:
     """Whether rule ``name`` of ``game`` has its default value (False when unknown)."""
     defaults = DEFAULT_RULES.get(game, {})
@@ -49,7 +151,9 @@ def is_default_rule(game: str, name: str, value: Any) -> bool:
 
 def non_default_rules(meta: dict[str, Any]) -> list[str]:
     """The run's rules that differ from the game's defaults, in words (all of them for a
-    game without known defaults)."""
+    game without known defaults); for a shedding game as :func:`changed_rules`."""
+    if is_shedding(meta["game"]):
+        return changed_rules(meta)
     return [
         rule_text(name, value)
         for name, value in meta.get("rules", {}).items()

@@ -12,8 +12,11 @@ import pyarrow as pa
 
 from analysis.errors import ReportError
 
-#: Columns every games table must have (see the run folder format in the README).
-REQUIRED_COLUMNS = ("game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks")
+#: Columns every games table must have, per game family (see the README's run format).
+REQUIRED_COLUMNS = {
+    "beggar": ("game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks"),
+    "shedding": ("game", "winner", "end", "turns", "plays", "draws", "passes", "wilds"),
+}
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ def load_run(path: str | Path) -> Run:
     if not path.is_dir():
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
-    games = _read_games(path / "games.parquet", meta["players"])
+    games = _read_games(path / "games.parquet", meta["players"], family(meta["game"]))
     return Run(path=path, meta=meta, games=games)
 
 
@@ -64,7 +67,12 @@ def _read_meta(json_path: Path) -> dict[str, Any]:
     return meta
 
 
-def _read_games(parquet_path: Path, players: int) -> pd.DataFrame:
+def family(game: str) -> str:
+    """``beggar`` for Beggar-My-Neighbour, ``shedding`` for the shedding-game presets."""
+    return "beggar" if game == "beggar-my-neighbour" else "shedding"
+
+
+def _read_games(parquet_path: Path, players: int, game_family: str) -> pd.DataFrame:
     if not parquet_path.is_file():
         raise ReportError(f"{parquet_path}: missing (is {parquet_path.parent} a run folder?)")
     try:
@@ -72,7 +80,7 @@ def _read_games(parquet_path: Path, players: int) -> pd.DataFrame:
     except (pa.ArrowException, OSError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ReportError(f"{parquet_path}: unreadable Parquet file: {reason}") from exc
-    missing = [c for c in REQUIRED_COLUMNS if c not in games.columns]
+    missing = [c for c in REQUIRED_COLUMNS[game_family] if c not in games.columns]
     if missing:
         raise ReportError(f"{parquet_path}: missing columns {', '.join(missing)}")
     if games.empty:

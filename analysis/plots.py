@@ -49,10 +49,20 @@ def length_histogram(cards: pd.Series, tricks: pd.Series, title: str) -> Figure:
     (or tricks) wide; the x axis stops at the 99.9th percentile and its label counts the
     games beyond. Dashed and dotted lines mark the mean and the median.
     """
-    fig = _new_figure(title, 10, 4.3)
-    left, right = fig.subplots(1, 2)
-    _histogram_panel(left, np.asarray(cards), "cards played per deal", hatch=None)
-    _histogram_panel(right, np.asarray(tricks), "tricks per deal", hatch="///")
+    return histograms([(cards, "cards played per deal"), (tricks, "tricks per deal")], title)
+
+
+_HATCHES = (None, "///", "...", "xx")
+
+
+def histograms(panels, title: str) -> Figure:
+    """One histogram panel per ``(values, xlabel)`` in ``panels``, side by side, as in
+    :func:`length_histogram` (whole-number bins, x axis to the 99.9th percentile, mean and
+    median marked); each panel has its own hatching."""
+    fig = _new_figure(title, 10 if len(panels) <= 2 else 4.2 * len(panels), 4.3)
+    axes = np.atleast_1d(fig.subplots(1, len(panels)))
+    for i, (ax, (values, xlabel)) in enumerate(zip(axes, panels, strict=True)):
+        _histogram_panel(ax, np.asarray(values), xlabel, hatch=_HATCHES[i % len(_HATCHES)])
     return fig
 
 
@@ -145,4 +155,47 @@ def win_share_chart(shares: pd.DataFrame, title: str) -> Figure:
     ax.set_ylabel("share of all deals won")
     ax.grid(True, axis="y", color="0.85", linewidth=0.6)
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
+    return fig
+
+
+def score_chart(scores: pd.DataFrame, title: str, ylabel: str = "score") -> Figure:
+    """Distribution of each seat's score: one box per column of ``scores`` (a column per
+    seat, a row per game; its name labels the box) showing quartiles and the 10th-90th
+    percentile whiskers, with the mean as a white diamond. Black and white only."""
+    fig = _new_figure(title, max(6, 1.3 * scores.shape[1] + 3), 4.5)
+    ax = fig.subplots()
+    data = [np.asarray(scores[c], dtype=float) for c in scores.columns]
+    if not scores.shape[0]:
+        _no_data(ax, "games")
+        return fig
+    ax.boxplot(
+        data,
+        whis=(10, 90),
+        showfliers=False,
+        patch_artist=True,
+        widths=0.55,
+        boxprops={"facecolor": "0.85", "edgecolor": "black", "hatch": "//"},
+        medianprops={"color": "black", "linewidth": 2},
+        whiskerprops={"color": "black"},
+        capprops={"color": "black"},
+    )
+    means = [d.mean() for d in data]
+    positions = np.arange(1, len(data) + 1)
+    ax.plot(
+        positions,
+        means,
+        linestyle="none",
+        marker="D",
+        markerfacecolor="white",
+        markeredgecolor="black",
+        markersize=7,
+        label="mean",
+    )
+    ax.plot([], [], color="black", linewidth=2, label="median")
+    ax.plot([], [], color="black", linewidth=1, label="box: quartiles; whiskers: 10th–90th pct")
+    ax.set_xticks(positions, [str(c) for c in scores.columns])
+    ax.set_ylabel(ylabel)
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.grid(True, axis="y", color="0.85", linewidth=0.6)
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=3, frameon=False)
     return fig

@@ -16,7 +16,6 @@ from analysis.describe import (
     chart_title,
     fmt_ci,
     fmt_int,
-    fmt_num,
     fmt_pct,
     game_name,
     is_default_rule,
@@ -26,7 +25,16 @@ from analysis.describe import (
 )
 from analysis.document import Block, Chart, Heading, Paragraph, Table, to_html, to_markdown
 from analysis.errors import ReportError
-from analysis.load import Run, load_run
+from analysis.load import Run, family, load_run
+from analysis.sections import (
+    count_text,
+    end_table,
+    incomplete_text,
+    length_table,
+    run_details,
+    win_table,
+)
+from analysis.shedding import build_shedding_report
 from analysis.stats import end_reasons, length_summary, survival, win_shares
 
 #: Longest list of cycle games printed; beyond it the report gives the count only.
@@ -38,18 +46,10 @@ END_MEANINGS = {
     "time_limit": "stopped at the time limit; the seat holding most cards wins",
 }
 
-_LENGTH_MEASURES = (
-    ("mean", "mean"),
-    ("median", "median"),
-    ("p10", "10th pct"),
-    ("p90", "90th pct"),
-    ("p99", "99th pct"),
-    ("max", "longest"),
-)
-
 
 def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
-    """Write ``report.html``, ``report.md`` and ``charts/*.png|svg`` into the run folder.
+    """Write ``report.html``, ``report.md`` and ``charts/*.png|svg`` into the run folder
+    (Beggar-My-Neighbour or a shedding game).
 
     ``top`` is how many of the longest deals to list. Every file is written under a
     temporary name and renamed into place. Returns ``(html_path, markdown_path)``.
@@ -76,7 +76,10 @@ def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
 
 
 def build_report(run: Run, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
-    """The report's blocks and its charts (chart name → Figure), from one pass of statistics."""
+    """The report's blocks and its charts (chart name → Figure), from one pass of statistics:
+    Beggar-My-Neighbour's, or a shedding game's (:func:`analysis.shedding.build_shedding_report`)."""
+    if family(run.meta["game"]) == "shedding":
+        return build_shedding_report(run, top)
     games, meta = run.games, run.meta
     ended = games[games["end"] != "cycle"]
     cycles = games[games["end"] == "cycle"]
@@ -127,40 +130,15 @@ def _summary(run: Run, cards: dict, shares: pd.DataFrame, reasons: pd.DataFrame)
     n_limit = int(reasons.loc["time_limit", "count"])
     if n_limit:
         text += f"; {_count(n_limit, 'deal')} stopped at the time limit"
-    text += "."
-    completed, requested = meta.get("completed_games", n), meta.get("games", n)
-    if meta.get("status", "complete") != "complete" or completed != requested:
-        text += (
-            f" The run is incomplete ({meta.get('status', 'unknown status')}): "
-            f"{fmt_int(completed)} of {fmt_int(requested)} deals were played."
-        )
-    return text
+    return text + "." + incomplete_text(meta, n)
 
 
 def _run_details(meta: dict, n_games: int) -> list[Block]:
-    rows = [
-        ["game", f"{game_name(meta['game'])} ({meta['game']})"],
-        ["players", str(meta["players"])],
-    ]
-    if "seed" in meta:
-        rows.append(["seed", str(meta["seed"])])
-    requested = meta.get("games", n_games)
-    rows.append(["deals", f"{fmt_int(n_games)} recorded of {fmt_int(requested)} requested"])
-    if "status" in meta:
-        rows.append(["status", str(meta["status"])])
+    rule_rows = []
     for name, value in meta["rules"].items():
         tag = "default" if is_default_rule(meta["game"], name, value) else "changed"
-        rows.append([f"rule: {name}", f"{rule_text(name, value)} ({tag})"])
-    if "threads" in meta:
-        rows.append(["threads", str(meta["threads"])])
-    if meta.get("elapsed_s"):
-        rate = n_games / meta["elapsed_s"]
-        rows.append(["elapsed", f"{meta['elapsed_s']:,.2f} s ({rate:,.0f} deals/s)"])
-    if "created" in meta:
-        rows.append(["created", str(meta["created"])])
-    for package, version in meta.get("versions", {}).items():
-        rows.append([f"version: {package}", str(version)])
-    return [Heading("Run details"), Table(["field", "value"], rows, "ll")]
+        rule_rows.append([f"rule: {name}", f"{rule_text(name, value)} ({tag})"])
+    return run_details(meta, n_games, rule_rows)
 
 
 def _length_section(cards: dict, tricks: dict, n_cycles: int) -> list[Block]:
@@ -170,17 +148,13 @@ def _length_section(cards: dict, tricks: dict, n_cycles: int) -> list[Block]:
         if n_cycles
         else ""
     )
-    rows = [
-        [unit, *(fmt_num(summary[key]) for key, _ in _LENGTH_MEASURES)]
-        for unit, summary in (("cards", cards), ("tricks", tricks))
-    ]
     return [
         Heading("Game length"),
         Paragraph(
             f"{scope}Length in cards is the number of cards played; in tricks, the number "
             "of piles taken (the final pile included). Percentiles are interpolated."
         ),
-        Table(["", *(label for _, label in _LENGTH_MEASURES)], rows, "lrrrrrr"),
+        length_table((("cards", cards), ("tricks", tricks))),
         Chart("length_histogram", "Histograms of game length in cards and in tricks"),
         Paragraph(
             "The survival curve gives the share of deals lasting more than x cards; "
@@ -191,10 +165,6 @@ def _length_section(cards: dict, tricks: dict, n_cycles: int) -> list[Block]:
 
 
 def _win_section(shares: pd.DataFrame, players: int, n_games: int) -> list[Block]:
-    rows = [
-        [row.label, fmt_int(row.wins), fmt_pct(row.share, 2), fmt_ci(row.lo, row.hi, 2)]
-        for row in shares.itertuples()
-    ]
     return [
         Heading("Win share by seat"),
         Paragraph(
@@ -203,18 +173,13 @@ def _win_section(shares: pd.DataFrame, players: int, n_games: int) -> list[Block
             f"{fmt_pct(1 / players)}. Seat 0 plays first. Intervals are 95% Wilson "
             "score intervals."
         ),
-        Table(["seat", "wins", "share", "95% CI"], rows, "lrrr"),
+        win_table(shares),
         Chart("win_share", "Win share by seat with 95% Wilson intervals and the equal share"),
     ]
 
 
 def _end_section(reasons: pd.DataFrame) -> list[Block]:
-    rows = [
-        [reason, END_MEANINGS.get(reason, ""), fmt_int(row["count"]), fmt_pct(row["share"], 2)]
-        for reason, row in reasons.iterrows()
-    ]
-    table = Table(["end", "meaning", "deals", "share"], rows, "llrr", frozenset({0}))
-    return [Heading("End reasons"), table]
+    return [Heading("End reasons"), end_table(reasons, END_MEANINGS)]
 
 
 def _longest_section(
@@ -294,8 +259,7 @@ def _winner(seat: int) -> str:
     return "none" if seat < 0 else f"seat {seat}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{fmt_int(n)} {noun}{'' if n == 1 else 's'}"
+_count = count_text
 
 
 def _render(fig: Figure, fmt: str) -> bytes:
