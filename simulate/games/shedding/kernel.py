@@ -5,19 +5,20 @@ returns the same records. One compiled kernel serves every variant: the rules ar
 int64 vector of :meth:`.rules.SheddingRules.to_vector`.
 
 Representation (every rule depends on a card's identity ``code % 52`` only, and a shuffle
-permutes positions whatever they hold, so the kernel keeps identities, not codes):
+permutes positions whatever they hold, so the kernel keeps identities, not codes). A game
+lives in one int64 scratch array ``g`` (offsets ``S_*`` and ``G_*`` below):
 
-- a hand is ``hands[seat, identity]`` (copies held) plus a 52-bit mask of the identities
-  held (``st[S_HELD + seat]``) and its size (``st[S_LEN + seat]``); the legal cards of a
-  seat are a mask (held & what may be played), walked upward, which is the reference's
+- a hand is ``g[G_HANDS + seat * 52 + identity]`` (copies held) plus a 52-bit mask of the
+  identities held (``g[S_HELD + seat]``) and its size (``g[S_LEN + seat]``); a seat's legal
+  cards are a mask (held & what may be played), walked upward, which is the reference's
   order (sorted by identity, copies adjacent);
-- the stock is ``stock[st[S_SPOS]:st[S_SEND]]``, top first; the pile ``pile[:st[S_PLEN]]``,
-  bottom first;
-- the rest of a game's state (direction, suit in force, pending penalty, counters, ...) is
-  the int64 array ``st`` (offsets ``S_*`` below).
+- the stock is ``g[G_STOCK + g[S_SPOS] : G_STOCK + g[S_SEND]]``, top first; the pile
+  ``g[G_PILE : G_PILE + g[S_PLEN]]``, bottom first;
+- the rule vector is copied to ``g[G_RULES:]``;
+- the rest (direction, suit in force, pending penalty, counters, ...) is ``g[:STATE_SIZE]``.
 
 The reference raises ``GameOver`` wherever the game ends; here the end is written to
-``st[S_END]`` (-1 while the game runs) and every caller returns once it is set. The
+``g[S_END]`` (-1 while the game runs) and every caller returns once it is set. The
 reference's ``again`` extra play (a tail call of ``play_card``) is returned as a flag and
 played by a loop in :func:`_take_turn`, so nothing recurses.
 
@@ -44,12 +45,13 @@ from .rules import (
     FLAG_SKIP,
     FLAG_WILD,
     MAX_PLAYERS,
-    R,
     R_ALL_DRAW,
     R_DRAW,
     R_EFFECT_FLAGS,
     R_MULTIPLIER,
     R_POINTS,
+    RULE_VECTOR_SIZE,
+    R,
 )
 
 DECK = 52
@@ -101,7 +103,7 @@ NORMAL, ANSWER, OPENING = 0, 1, 2
 # Decisions other than a card.
 DRAW, PASS = -2, -3
 
-# Offsets in the game state ``st``.
+# Offsets of the game state in ``g``.
 S_N = 0
 S_DIR = 1
 S_SUIT = 2
@@ -124,13 +126,21 @@ S_WINNER = 18
 S_FINISH = 19
 S_WILD_MASK = 20
 S_DRAW_MASK = 21
-S_FIRST = 22
+S_ONE_DECK = 22  # 1 when every identity has one copy (no counting needed)
 S_HELD = 24
 S_LEN = S_HELD + MAX_PLAYERS
 S_BARRED = S_LEN + MAX_PLAYERS
 S_STRATEGY = S_BARRED + MAX_PLAYERS
 S_FORGET = S_STRATEGY + MAX_PLAYERS
 STATE_SIZE = S_FORGET + MAX_PLAYERS
+# The scratch of one game, ``g``: the state above, then the hands (copies held,
+# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile and the rule vector. One array
+# keeps calls between the kernel's functions cheap (each array argument is several words).
+G_HANDS = STATE_SIZE
+G_STOCK = G_HANDS + MAX_PLAYERS * DECK
+G_PILE = G_STOCK + MAX_CARDS
+G_RULES = G_PILE + MAX_CARDS
+G_SIZE = G_RULES + RULE_VECTOR_SIZE
 
 # Output columns of ``stats``.
 O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH = range(9)
@@ -152,8 +162,8 @@ def _wrap(value, n):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _next_seat(st, seat):
-    return _wrap(seat + st[S_DIR], st[S_N])
+def _next_seat(g, seat):
+    return _wrap(seat + g[S_DIR], g[S_N])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -171,27 +181,27 @@ def _nth_bit(mask, k):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _drawable(st, rules):
-    return st[S_SPOS] < st[S_SEND] or (
-        rules[R_STOCK_EMPTY] == EMPTY_RESHUFFLE and st[S_PLEN] > 1
+def _drawable(g):
+    return g[S_SPOS] < g[S_SEND] or (
+        g[G_RULES + R_STOCK_EMPTY] == EMPTY_RESHUFFLE and g[S_PLEN] > 1
     )
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _exhausted(st, rules):
-    return not _drawable(st, rules) and rules[R_STOCK_EMPTY] != EMPTY_END
+def _exhausted(g):
+    return not _drawable(g) and g[G_RULES + R_STOCK_EMPTY] != EMPTY_END
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _free_pass(st, rules, compulsory):
-    return rules[R_STOCK_EMPTY] == EMPTY_PASS and st[S_SPOS] == st[S_SEND] and not compulsory
+def _free_pass(g, compulsory):
+    return g[G_RULES + R_STOCK_EMPTY] == EMPTY_PASS and g[S_SPOS] == g[S_SEND] and not compulsory
 
 
 # --- strategies ------------------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def choose(code, stream, hands, seat, mask, may_draw, may_pass):
+def choose(code, stream, g, seat, mask, may_draw, may_pass):
     """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS``.
 
     The dispatch point of every strategy (``code``, see ``STRATEGY_CODES``); the options
@@ -211,16 +221,18 @@ def choose(code, stream, hands, seat, mask, may_draw, may_pass):
     if code == STRAT_FIRST:
         return trailing_zeros(mask)
     # random: a uniform physical card, copies counted
+    if g[S_ONE_DECK]:
+        return _nth_bit(mask, _pick(stream, popcount(mask)))
     total = 0
     m = mask
     while m:
-        total += hands[seat, trailing_zeros(m)]
+        total += g[G_HANDS + (seat) * DECK + trailing_zeros(m)]
         m &= m - 1
     k = _pick(stream, total)
     m = mask
     while True:
         card = trailing_zeros(m)
-        copies = hands[seat, card]
+        copies = g[G_HANDS + (seat) * DECK + card]
         if k < copies:
             return card
         k -= copies
@@ -247,63 +259,63 @@ def name_suit(code, stream, k):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _wilds_allowed(st, rules, top):
+def _wilds_allowed(g, top):
     """The wild identities that may be played now (the reference's ``wild_allowed``)."""
-    wild = st[S_WILD_MASK]
+    wild = g[S_WILD_MASK]
     top_is_wild = (wild >> top) & 1
-    if top_is_wild and rules[R_WILD_ON_WILD] == 0:
+    if top_is_wild and g[G_RULES + R_WILD_ON_WILD] == 0:
         return 0
-    if rules[R_WILD_MODE] == WILD_MATCH_SUIT and not top_is_wild:
-        return wild & (SUIT_MASK[st[S_SUIT]] | RANK_MASK[top % 13])
+    if g[G_RULES + R_WILD_MODE] == WILD_MATCH_SUIT and not top_is_wild:
+        return wild & (SUIT_MASK[g[S_SUIT]] | RANK_MASK[top % 13])
     return wild
 
 
 @njit(cache=True, _nrt=False)
-def _legal_mask(st, rules, pile, seat, mode):
+def _legal_mask(g, seat, mode):
     """The identities ``seat`` may play now (the reference's ``is_legal``, as a mask)."""
-    if st[S_BARRED + seat] != 0 and st[S_LEN + seat] == 1:
+    if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
         return 0
-    held = st[S_HELD + seat]
+    held = g[S_HELD + seat]
     if mode == OPENING:
         return held & SUIT_MASK[0]
-    top = pile[st[S_PLEN] - 1]
+    top = g[G_PILE + g[S_PLEN] - 1]
     if mode == ANSWER:
         allowed = 0
-        stacking = rules[R_STACKING]
+        stacking = g[G_RULES + R_STACKING]
         if stacking == STACK_ANY_DRAW:
-            allowed = st[S_DRAW_MASK]
+            allowed = g[S_DRAW_MASK]
         elif stacking == STACK_SAME_RANK:
-            allowed = st[S_DRAW_MASK] & RANK_MASK[top % 13]
-        if rules[R_WILD_ANSWERS]:
-            allowed |= _wilds_allowed(st, rules, top)
+            allowed = g[S_DRAW_MASK] & RANK_MASK[top % 13]
+        if g[G_RULES + R_WILD_ANSWERS]:
+            allowed |= _wilds_allowed(g, top)
         return held & allowed
-    matching = (SUIT_MASK[st[S_SUIT]] | RANK_MASK[top % 13]) & ~st[S_WILD_MASK]
-    return held & (matching | _wilds_allowed(st, rules, top))
+    matching = (SUIT_MASK[g[S_SUIT]] | RANK_MASK[top % 13]) & ~g[S_WILD_MASK]
+    return held & (matching | _wilds_allowed(g, top))
 
 
 # --- drawing, passing, ending ----------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def _hand_points(st, rules, hands, seat):
+def _hand_points(g, seat):
     total = 0
-    m = st[S_HELD + seat]
+    m = g[S_HELD + seat]
     while m:
         card = trailing_zeros(m)
-        total += hands[seat, card] * rules[R_POINTS + card % 13]
+        total += g[G_HANDS + (seat) * DECK + card] * g[G_RULES + R_POINTS + card % 13]
         m &= m - 1
     return total
 
 
 @njit(cache=True, _nrt=False)
-def _lowest_hand_from(st, rules, hands, start):
+def _lowest_hand_from(g, start):
     """Fewest points, ties to the seat first in the current direction from ``start``."""
-    n = st[S_N]
+    n = g[S_N]
     best = -1
     best_points = 0
     for k in range(n):
-        seat = _wrap(start + k * st[S_DIR], n)
-        points = _hand_points(st, rules, hands, seat)
+        seat = _wrap(start + k * g[S_DIR], n)
+        points = _hand_points(g, seat)
         if best < 0 or points < best_points:
             best = seat
             best_points = points
@@ -311,403 +323,402 @@ def _lowest_hand_from(st, rules, hands, start):
 
 
 @njit(cache=True, _nrt=False)
-def _stock_out(st, rules, hands, seat):
-    st[S_END] = END_STOCK_OUT
-    st[S_WINNER] = _lowest_hand_from(st, rules, hands, seat)
+def _stock_out(g, seat):
+    g[S_END] = END_STOCK_OUT
+    g[S_WINNER] = _lowest_hand_from(g, seat)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _take(st, hands, stock, seat):
+def _take(g, seat):
     """The seat takes the top card of the (non-empty) stock."""
-    card = stock[st[S_SPOS]]
-    st[S_SPOS] += 1
-    hands[seat, card] += 1
-    st[S_HELD + seat] |= np.int64(1) << card
-    st[S_LEN + seat] += 1
-    st[S_DRAWS] += 1
-    st[S_IDLE] = 0
+    card = g[G_STOCK + g[S_SPOS]]
+    g[S_SPOS] += 1
+    g[G_HANDS + (seat) * DECK + card] += 1
+    g[S_HELD + seat] |= np.int64(1) << card
+    g[S_LEN + seat] += 1
+    g[S_DRAWS] += 1
+    g[S_IDLE] = 0
     return card
 
 
 @njit(cache=True, _nrt=False)
-def _reshuffle(st, stock, pile, stream):
+def _reshuffle(g, stream):
     """The pile but its top card, bottom first, is shuffled into the new stock."""
-    count = st[S_PLEN] - 1
-    top = pile[count]
-    shuffle(stream, pile, count)
+    count = g[S_PLEN] - 1
+    top = g[G_PILE + count]
+    shuffle(stream, g[G_PILE:], count)
     for i in range(count):
-        stock[i] = pile[i]
-    st[S_SPOS] = 0
-    st[S_SEND] = count
-    pile[0] = top
-    st[S_PLEN] = 1
-    st[S_RESHUFFLES] += 1
+        g[G_STOCK + i] = g[G_PILE + i]
+    g[S_SPOS] = 0
+    g[S_SEND] = count
+    g[G_PILE + 0] = top
+    g[S_PLEN] = 1
+    g[S_RESHUFFLES] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _draw_one(st, rules, hands, stock, pile, stream, seat):
+def _draw_one(g, stream, seat):
     """Draw the top card (reshuffling if the rules say so); -1 when nothing can be drawn,
     or when the game ended (``stock_empty = end``)."""
-    if st[S_SPOS] == st[S_SEND]:
-        rule = rules[R_STOCK_EMPTY]
+    if g[S_SPOS] == g[S_SEND]:
+        rule = g[G_RULES + R_STOCK_EMPTY]
         if rule == EMPTY_END:
-            _stock_out(st, rules, hands, seat)
+            _stock_out(g, seat)
             return -1
-        if rule == EMPTY_RESHUFFLE and st[S_PLEN] > 1:
-            _reshuffle(st, stock, pile, stream)
+        if rule == EMPTY_RESHUFFLE and g[S_PLEN] > 1:
+            _reshuffle(g, stream)
         else:
             return -1
-    return _take(st, hands, stock, seat)
+    return _take(g, seat)
 
 
 @njit(cache=True, _nrt=False)
-def _draw_penalty(st, rules, hands, stock, pile, stream, seat, count):
+def _draw_penalty(g, stream, seat, count):
     for _ in range(count):
-        if _draw_one(st, rules, hands, stock, pile, stream, seat) < 0:
+        if _draw_one(g, stream, seat) < 0:
             break
 
 
 @njit(cache=True, _nrt=False)
-def _pass_turn(st, rules, hands, seat):
-    st[S_PASSES] += 1
-    if _drawable(st, rules):
-        st[S_IDLE] = 0
+def _pass_turn(g, seat):
+    g[S_PASSES] += 1
+    if _drawable(g):
+        g[S_IDLE] = 0
         return
-    st[S_IDLE] += 1
-    if st[S_IDLE] >= st[S_N] + 1:
+    g[S_IDLE] += 1
+    if g[S_IDLE] >= g[S_N] + 1:
         winner = -1
-        if rules[R_BLOCKED_WINNER] == BLOCKED_LOWEST:
-            winner = _lowest_hand_from(st, rules, hands, _next_seat(st, seat))
-        st[S_END] = END_BLOCKED
-        st[S_WINNER] = winner
+        if g[G_RULES + R_BLOCKED_WINNER] == BLOCKED_LOWEST:
+            winner = _lowest_hand_from(g, _next_seat(g, seat))
+        g[S_END] = END_BLOCKED
+        g[S_WINNER] = winner
 
 
 # --- playing a card --------------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def _name_suit(st, rules, stream, seat, card):
-    mode = rules[R_WILD_MODE]
+def _name_suit(g, stream, seat, card):
+    mode = g[G_RULES + R_WILD_MODE]
     if mode == WILD_OWN_SUIT:
-        st[S_SUIT] = card // 13
+        g[S_SUIT] = card // 13
         return
-    code = st[S_STRATEGY + seat]
+    code = g[S_STRATEGY + seat]
     if mode == WILD_DIFFERENT:
-        current = st[S_SUIT]
+        current = g[S_SUIT]
         index = name_suit(code, stream, 3)
-        st[S_SUIT] = index if index < current else index + 1
+        g[S_SUIT] = index if index < current else index + 1
     else:
-        st[S_SUIT] = name_suit(code, stream, 4)
-    st[S_WILDS] += 1
+        g[S_SUIT] = name_suit(code, stream, 4)
+    g[S_WILDS] += 1
 
 
 @njit(cache=True, _nrt=False)
-def _apply_effects(st, rules, hands, stock, pile, stream, seat, flags, draw, all_draw):
+def _apply_effects(g, stream, seat, flags, draw, all_draw):
     """The played card acts; returns 1 when the seat must play again (compulsory)."""
-    n = st[S_N]
+    n = g[S_N]
     if flags & FLAG_REVERSE:
-        st[S_DIR] = -st[S_DIR]
-        if n == 2 and rules[R_REVERSE2] == REVERSE2_SKIP:
-            st[S_SKIP_NEXT] = 1
+        g[S_DIR] = -g[S_DIR]
+        if n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP:
+            g[S_SKIP_NEXT] = 1
     skip = (flags & FLAG_SKIP) != 0
     if draw:
-        if st[S_PENDING]:
-            if rules[R_GROWTH] == GROWTH_DOUBLE:
-                st[S_PENDING] *= 2
+        if g[S_PENDING]:
+            if g[G_RULES + R_GROWTH] == GROWTH_DOUBLE:
+                g[S_PENDING] *= 2
             else:
-                st[S_PENDING] += draw
-            st[S_PSKIP] = skip
-        elif skip and rules[R_STACKING] == STACK_NONE:
-            victim = _next_seat(st, seat)
-            _draw_penalty(st, rules, hands, stock, pile, stream, victim, draw)
-            if st[S_END] >= 0:
+                g[S_PENDING] += draw
+            g[S_PSKIP] = skip
+        elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
+            victim = _next_seat(g, seat)
+            _draw_penalty(g, stream, victim, draw)
+            if g[S_END] >= 0:
                 return 0
-            st[S_SKIP_NEXT] = 1
+            g[S_SKIP_NEXT] = 1
         else:
-            st[S_PENDING] = draw
-            st[S_PSKIP] = skip
+            g[S_PENDING] = draw
+            g[S_PSKIP] = skip
     elif skip:
-        st[S_SKIP_NEXT] = 1
+        g[S_SKIP_NEXT] = 1
     if all_draw:
         for k in range(1, n):
-            other = _wrap(seat + k * st[S_DIR], n)
-            _draw_penalty(st, rules, hands, stock, pile, stream, other, all_draw)
-            if st[S_END] >= 0:
+            other = _wrap(seat + k * g[S_DIR], n)
+            _draw_penalty(g, stream, other, all_draw)
+            if g[S_END] >= 0:
                 return 0
     return 1 if (flags & FLAG_AGAIN) != 0 or all_draw > 0 else 0
 
 
 @njit(cache=True, _nrt=False)
-def _play_card(st, rules, hands, stock, pile, stream, seat, card, mode):
+def _play_card(g, stream, seat, card, mode):
     """Play ``card``; returns 1 when an extra compulsory play follows in this turn."""
-    hands[seat, card] -= 1
-    if hands[seat, card] == 0:
-        st[S_HELD + seat] &= ~(np.int64(1) << card)
-    st[S_LEN + seat] -= 1
-    pile[st[S_PLEN]] = card
-    st[S_PLEN] += 1
-    st[S_PLAYS] += 1
-    st[S_IDLE] = 0
-    if st[S_LEN + seat] == 0:
-        st[S_END] = END_OUT
-        st[S_WINNER] = seat
-        st[S_FINISH] = card % 13
+    g[G_HANDS + (seat) * DECK + card] -= 1
+    if g[G_HANDS + (seat) * DECK + card] == 0:
+        g[S_HELD + seat] &= ~(np.int64(1) << card)
+    g[S_LEN + seat] -= 1
+    g[G_PILE + g[S_PLEN]] = card
+    g[S_PLEN] += 1
+    g[S_PLAYS] += 1
+    g[S_IDLE] = 0
+    if g[S_LEN + seat] == 0:
+        g[S_END] = END_OUT
+        g[S_WINNER] = seat
+        g[S_FINISH] = card % 13
         return 0
-    if rules[R_MAX_PLAYS] > 0 and st[S_PLAYS] >= rules[R_MAX_PLAYS]:
-        st[S_END] = END_PLAY_CAP
+    if g[G_RULES + R_MAX_PLAYS] > 0 and g[S_PLAYS] >= g[G_RULES + R_MAX_PLAYS]:
+        g[S_END] = END_PLAY_CAP
         return 0
     flags = 0
     draw = 0
     all_draw = 0
     if mode != OPENING:
         rank = card % 13
-        flags = rules[R_EFFECT_FLAGS + rank]
-        draw = rules[R_DRAW + rank]
-        all_draw = rules[R_ALL_DRAW + rank]
-    stacks = draw > 0 and st[S_PENDING] > 0
+        flags = g[G_RULES + R_EFFECT_FLAGS + rank]
+        draw = g[G_RULES + R_DRAW + rank]
+        all_draw = g[G_RULES + R_ALL_DRAW + rank]
+    stacks = draw > 0 and g[S_PENDING] > 0
     if mode == ANSWER and not stacks:
-        st[S_PENDING] = 0
+        g[S_PENDING] = 0
     if (flags & FLAG_WILD) != 0 and not stacks:
-        _name_suit(st, rules, stream, seat, card)
+        _name_suit(g, stream, seat, card)
     else:
-        st[S_SUIT] = card // 13
+        g[S_SUIT] = card // 13
     # The last-card call.
-    if rules[R_LAST_CALL] and st[S_LEN + seat] == 1:
-        threshold = st[S_FORGET + seat]
+    if g[G_RULES + R_LAST_CALL] and g[S_LEN + seat] == 1:
+        threshold = g[S_FORGET + seat]
         if threshold >= 0 and next_u32(stream) < threshold:
-            if rules[R_LAST_RULE] == LAST_PENALTY:
-                _draw_penalty(st, rules, hands, stock, pile, stream, seat, rules[R_LAST_PENALTY])
-                if st[S_END] >= 0:
+            if g[G_RULES + R_LAST_RULE] == LAST_PENALTY:
+                _draw_penalty(g, stream, seat, g[G_RULES + R_LAST_PENALTY])
+                if g[S_END] >= 0:
                     return 0
             else:
-                st[S_BARRED + seat] = 2
-    return _apply_effects(st, rules, hands, stock, pile, stream, seat, flags, draw, all_draw)
+                g[S_BARRED + seat] = 2
+    return _apply_effects(g, stream, seat, flags, draw, all_draw)
 
 
 # --- the kinds of turn -----------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def _no_play(st, rules, hands, stock, pile, stream, seat, compulsory):
+def _no_play(g, stream, seat, compulsory):
     """Draw as ``on_no_play`` says (not ``draw_up_to``); returns the extra-play flag."""
-    rule = rules[R_ON_NO_PLAY]
+    rule = g[G_RULES + R_ON_NO_PLAY]
     if rule == NO_PLAY_UNTIL:
         while True:
-            card = _draw_one(st, rules, hands, stock, pile, stream, seat)
+            card = _draw_one(g, stream, seat)
             if card < 0:
-                if st[S_END] < 0:
-                    _pass_turn(st, rules, hands, seat)
+                if g[S_END] < 0:
+                    _pass_turn(g, seat)
                 return 0
-            if (_legal_mask(st, rules, pile, seat, NORMAL) >> card) & 1:
-                return _play_card(st, rules, hands, stock, pile, stream, seat, card, NORMAL)
-    card = _draw_one(st, rules, hands, stock, pile, stream, seat)
+            if (_legal_mask(g, seat, NORMAL) >> card) & 1:
+                return _play_card(g, stream, seat, card, NORMAL)
+    card = _draw_one(g, stream, seat)
     if card < 0:
-        if st[S_END] < 0:
-            _pass_turn(st, rules, hands, seat)
+        if g[S_END] < 0:
+            _pass_turn(g, seat)
         return 0
-    if rule == NO_PLAY_MAY_PLAY and (_legal_mask(st, rules, pile, seat, NORMAL) >> card) & 1:
-        if compulsory or play_drawn(st[S_STRATEGY + seat], stream):
-            return _play_card(st, rules, hands, stock, pile, stream, seat, card, NORMAL)
+    if rule == NO_PLAY_MAY_PLAY and (_legal_mask(g, seat, NORMAL) >> card) & 1:
+        if compulsory or play_drawn(g[S_STRATEGY + seat], stream):
+            return _play_card(g, stream, seat, card, NORMAL)
     return 0
 
 
 @njit(cache=True, _nrt=False)
-def _draw_up_to_phase(st, rules, hands, stock, pile, stream, seat, compulsory):
-    limit = rules[R_DRAW_UP_TO]
+def _draw_up_to_phase(g, stream, seat, compulsory):
+    limit = g[G_RULES + R_DRAW_UP_TO]
     drawn = 0
-    code = st[S_STRATEGY + seat]
+    code = g[S_STRATEGY + seat]
     while True:
-        mask = _legal_mask(st, rules, pile, seat, NORMAL)
-        by_choice = mask == 0 or (rules[R_VOLUNTARY] != 0 and not compulsory)
-        may_draw = by_choice and drawn < limit and _drawable(st, rules)
-        may_pass = by_choice and (drawn >= limit or _exhausted(st, rules))
-        may_pass = may_pass or _free_pass(st, rules, compulsory)
+        mask = _legal_mask(g, seat, NORMAL)
+        by_choice = mask == 0 or (g[G_RULES + R_VOLUNTARY] != 0 and not compulsory)
+        may_draw = by_choice and drawn < limit and _drawable(g)
+        may_pass = by_choice and (drawn >= limit or _exhausted(g))
+        may_pass = may_pass or _free_pass(g, compulsory)
         if not (mask != 0 or may_draw or may_pass):
-            _draw_one(st, rules, hands, stock, pile, stream, seat)  # stock_empty = end
+            _draw_one(g, stream, seat)  # stock_empty = end
             return 0
-        choice = choose(code, stream, hands, seat, mask, may_draw, may_pass)
+        choice = choose(code, stream, g, seat, mask, may_draw, may_pass)
         if choice == PASS:
-            _pass_turn(st, rules, hands, seat)
+            _pass_turn(g, seat)
             return 0
         if choice != DRAW:
-            return _play_card(st, rules, hands, stock, pile, stream, seat, choice, NORMAL)
-        _draw_one(st, rules, hands, stock, pile, stream, seat)
-        if st[S_END] >= 0:
+            return _play_card(g, stream, seat, choice, NORMAL)
+        _draw_one(g, stream, seat)
+        if g[S_END] >= 0:
             return 0
         drawn += 1
 
 
 @njit(cache=True, _nrt=False)
-def _play_phase(st, rules, hands, stock, pile, stream, seat, compulsory):
+def _play_phase(g, stream, seat, compulsory):
     """Play one card or do what ``on_no_play`` says; returns the extra-play flag."""
-    if rules[R_ON_NO_PLAY] == NO_PLAY_UP_TO:
-        return _draw_up_to_phase(st, rules, hands, stock, pile, stream, seat, compulsory)
-    mask = _legal_mask(st, rules, pile, seat, NORMAL)
-    may_draw = (
-        mask != 0 and rules[R_VOLUNTARY] != 0 and not compulsory and _drawable(st, rules)
-    )
-    may_pass = _free_pass(st, rules, compulsory)
+    if g[G_RULES + R_ON_NO_PLAY] == NO_PLAY_UP_TO:
+        return _draw_up_to_phase(g, stream, seat, compulsory)
+    mask = _legal_mask(g, seat, NORMAL)
+    may_draw = mask != 0 and g[G_RULES + R_VOLUNTARY] != 0 and not compulsory and _drawable(g)
+    may_pass = _free_pass(g, compulsory)
     choice = DRAW
     if mask != 0 or may_pass:
-        choice = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, may_draw, may_pass)
+        choice = choose(g[S_STRATEGY + seat], stream, g, seat, mask, may_draw, may_pass)
     if choice == PASS:
-        _pass_turn(st, rules, hands, seat)
+        _pass_turn(g, seat)
         return 0
     if choice == DRAW:
-        return _no_play(st, rules, hands, stock, pile, stream, seat, compulsory)
-    return _play_card(st, rules, hands, stock, pile, stream, seat, choice, NORMAL)
+        return _no_play(g, stream, seat, compulsory)
+    return _play_card(g, stream, seat, choice, NORMAL)
 
 
 @njit(cache=True, _nrt=False)
-def _penalty_turn(st, rules, hands, stock, pile, stream, seat):
+def _penalty_turn(g, stream, seat):
     """Facing a pending penalty: answer it, or draw the total."""
-    mask = _legal_mask(st, rules, pile, seat, ANSWER)
-    choice = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, True, False)
+    mask = _legal_mask(g, seat, ANSWER)
+    choice = choose(g[S_STRATEGY + seat], stream, g, seat, mask, True, False)
     if choice >= 0:
-        return _play_card(st, rules, hands, stock, pile, stream, seat, choice, ANSWER)
-    total = st[S_PENDING]
-    st[S_PENDING] = 0
-    ends_turn = st[S_PSKIP] != 0 or rules[R_PENALTY_ENDS] != 0
-    _draw_penalty(st, rules, hands, stock, pile, stream, seat, total)
-    if st[S_END] >= 0 or ends_turn:
+        return _play_card(g, stream, seat, choice, ANSWER)
+    total = g[S_PENDING]
+    g[S_PENDING] = 0
+    ends_turn = g[S_PSKIP] != 0 or g[G_RULES + R_PENALTY_ENDS] != 0
+    _draw_penalty(g, stream, seat, total)
+    if g[S_END] >= 0 or ends_turn:
         return 0
-    return _play_phase(st, rules, hands, stock, pile, stream, seat, False)
+    return _play_phase(g, stream, seat, False)
 
 
 @njit(cache=True, _nrt=False)
-def _opening_turn(st, rules, hands, stock, pile, stream, seat):
+def _opening_turn(g, stream, seat):
     """A club opening: play a club, drawing until one comes (no reshuffle)."""
-    st[S_OPENINGS] -= 1
-    mask = _legal_mask(st, rules, pile, seat, OPENING)
+    g[S_OPENINGS] -= 1
+    mask = _legal_mask(g, seat, OPENING)
     if mask:
-        card = choose(st[S_STRATEGY + seat], stream, hands, seat, mask, False, False)
+        card = choose(g[S_STRATEGY + seat], stream, g, seat, mask, False, False)
     else:
         while True:
-            if st[S_SPOS] == st[S_SEND]:
-                _stock_out(st, rules, hands, seat)
+            if g[S_SPOS] == g[S_SEND]:
+                _stock_out(g, seat)
                 return 0
-            card = _take(st, hands, stock, seat)
+            card = _take(g, seat)
             if card < 13:
                 break
-    return _play_card(st, rules, hands, stock, pile, stream, seat, card, OPENING)
+    return _play_card(g, stream, seat, card, OPENING)
 
 
 @njit(cache=True, _nrt=False)
-def _take_turn(st, rules, hands, stock, pile, stream, seat):
+def _take_turn(g, stream, seat):
     """One turn of ``seat``; returns the seat that acts next."""
-    st[S_TURNS] += 1
-    st[S_SKIP_NEXT] = 0
-    if st[S_OPENINGS]:
-        again = _opening_turn(st, rules, hands, stock, pile, stream, seat)
-    elif st[S_PENDING]:
-        again = _penalty_turn(st, rules, hands, stock, pile, stream, seat)
+    g[S_TURNS] += 1
+    g[S_SKIP_NEXT] = 0
+    if g[S_OPENINGS]:
+        again = _opening_turn(g, stream, seat)
+    elif g[S_PENDING]:
+        again = _penalty_turn(g, stream, seat)
     else:
-        again = _play_phase(st, rules, hands, stock, pile, stream, seat, False)
-    while again and st[S_END] < 0:
-        again = _play_phase(st, rules, hands, stock, pile, stream, seat, True)
-    if st[S_END] >= 0:
+        again = _play_phase(g, stream, seat, False)
+    while again and g[S_END] < 0:
+        again = _play_phase(g, stream, seat, True)
+    if g[S_END] >= 0:
         return seat
-    if st[S_BARRED + seat] > 0:
-        st[S_BARRED + seat] -= 1
-    step = 2 if st[S_SKIP_NEXT] and not st[S_PENDING] else 1
-    return _wrap(seat + step * st[S_DIR], st[S_N])
+    if g[S_BARRED + seat] > 0:
+        g[S_BARRED + seat] -= 1
+    step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
+    return _wrap(seat + step * g[S_DIR], g[S_N])
 
 
 @njit(cache=True, _nrt=False)
-def _turn_starter(st, rules, stock, pile, stream):
+def _turn_starter(g, stream):
     """``start = flip``: a wild starter goes back into the stock at ``1 + bounded(S)``."""
-    card = stock[st[S_SPOS]]
-    st[S_SPOS] += 1
-    while (st[S_WILD_MASK] >> card) & 1 and st[S_SPOS] < st[S_SEND]:
-        position = 1 + bounded(stream, st[S_SEND] - st[S_SPOS])
-        start = st[S_SPOS] - 1  # the free slot left by the card
+    card = g[G_STOCK + g[S_SPOS]]
+    g[S_SPOS] += 1
+    while (g[S_WILD_MASK] >> card) & 1 and g[S_SPOS] < g[S_SEND]:
+        position = 1 + bounded(stream, g[S_SEND] - g[S_SPOS])
+        start = g[S_SPOS] - 1  # the free slot left by the card
         for i in range(start, start + position):
-            stock[i] = stock[i + 1]
-        stock[start + position] = card
-        st[S_SPOS] = start
-        card = stock[start]
-        st[S_SPOS] += 1
-    pile[0] = card
-    st[S_PLEN] = 1
-    st[S_SUIT] = card // 13
+            g[G_STOCK + i] = g[G_STOCK + i + 1]
+        g[G_STOCK + start + position] = card
+        g[S_SPOS] = start
+        card = g[G_STOCK + start]
+        g[S_SPOS] += 1
+    g[G_PILE + 0] = card
+    g[S_PLEN] = 1
+    g[S_SUIT] = card // 13
 
 
 # --- one game --------------------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def _deal(st, rules, hands, stock, stream, n, decks, hand_size):
+def _deal(g, stream, n, decks, hand_size):
     first = 0
-    if rules[R_FIRST_SEAT] == FIRST_RANDOM:
+    if g[G_RULES + R_FIRST_SEAT] == FIRST_RANDOM:
         first = (bounded(stream, n) + 1) % n
     total = DECK * decks
+    g[S_ONE_DECK] = decks == 1
     for i in range(total):
-        stock[i] = i % DECK
-    shuffle(stream, stock, total)
+        g[G_STOCK + i] = i % DECK
+    shuffle(stream, g[G_STOCK:], total)
     for seat in range(n):
         for card in range(DECK):
-            hands[seat, card] = 0
-        st[S_HELD + seat] = 0
-        st[S_LEN + seat] = hand_size
+            g[G_HANDS + (seat) * DECK + card] = 0
+        g[S_HELD + seat] = 0
+        g[S_LEN + seat] = hand_size
     for round_ in range(hand_size):
         for j in range(n):
             seat = (first + j) % n
-            card = stock[round_ * n + j]
-            hands[seat, card] += 1
-            st[S_HELD + seat] |= np.int64(1) << card
-    st[S_SPOS] = n * hand_size
-    st[S_SEND] = total
+            card = g[G_STOCK + round_ * n + j]
+            g[G_HANDS + (seat) * DECK + card] += 1
+            g[S_HELD + seat] |= np.int64(1) << card
+    g[S_SPOS] = n * hand_size
+    g[S_SEND] = total
     return first
 
 
 @njit(cache=True, _nrt=False)
-def _setup(st, rules, n, strategies, forget):
+def _setup(g, n, strategies, forget):
     for i in range(STATE_SIZE):
-        st[i] = 0
-    st[S_N] = n
-    st[S_DIR] = 1
-    st[S_END] = -1
-    st[S_WINNER] = -1
-    st[S_FINISH] = -1
+        g[i] = 0
+    g[S_N] = n
+    g[S_DIR] = 1
+    g[S_END] = -1
+    g[S_WINNER] = -1
+    g[S_FINISH] = -1
     wild = 0
     draws = 0
     for rank in range(13):
-        if rules[R_EFFECT_FLAGS + rank] & FLAG_WILD:
+        if g[G_RULES + R_EFFECT_FLAGS + rank] & FLAG_WILD:
             wild |= RANK_MASK[rank]
-        if rules[R_DRAW + rank] > 0:
+        if g[G_RULES + R_DRAW + rank] > 0:
             draws |= RANK_MASK[rank]
-    st[S_WILD_MASK] = wild
-    st[S_DRAW_MASK] = draws
-    start = rules[R_START]
-    st[S_OPENINGS] = 1 if start == START_LEAD_CLUB else (n if start == START_ALL_LEAD_CLUB else 0)
+    g[S_WILD_MASK] = wild
+    g[S_DRAW_MASK] = draws
+    start = g[G_RULES + R_START]
+    g[S_OPENINGS] = 1 if start == START_LEAD_CLUB else (n if start == START_ALL_LEAD_CLUB else 0)
     for seat in range(n):
-        st[S_STRATEGY + seat] = strategies[seat]
-        st[S_FORGET + seat] = forget[seat]
+        g[S_STRATEGY + seat] = strategies[seat]
+        g[S_FORGET + seat] = forget[seat]
 
 
 @njit(cache=True, _nrt=False)
-def _record(st, rules, hands, stats, seats, row):
+def _record(g, stats, seats, row):
     """Write the game's record: ``stats[row]`` and ``seats[row]`` (cards, points, score)."""
-    n = st[S_N]
-    stats[row, O_WINNER] = st[S_WINNER]
-    stats[row, O_END] = st[S_END]
-    stats[row, O_TURNS] = st[S_TURNS]
-    stats[row, O_PLAYS] = st[S_PLAYS]
-    stats[row, O_DRAWS] = st[S_DRAWS]
-    stats[row, O_PASSES] = st[S_PASSES]
-    stats[row, O_WILDS] = st[S_WILDS]
-    stats[row, O_RESHUFFLES] = st[S_RESHUFFLES]
-    stats[row, O_FINISH] = st[S_FINISH]
-    winner = st[S_WINNER]
-    scoring = rules[R_SCORING]
+    n = g[S_N]
+    stats[row, O_WINNER] = g[S_WINNER]
+    stats[row, O_END] = g[S_END]
+    stats[row, O_TURNS] = g[S_TURNS]
+    stats[row, O_PLAYS] = g[S_PLAYS]
+    stats[row, O_DRAWS] = g[S_DRAWS]
+    stats[row, O_PASSES] = g[S_PASSES]
+    stats[row, O_WILDS] = g[S_WILDS]
+    stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
+    stats[row, O_FINISH] = g[S_FINISH]
+    winner = g[S_WINNER]
+    scoring = g[G_RULES + R_SCORING]
     sign = -1 if scoring == SCORE_MINUS else 1
     multiplier = 1
-    if st[S_END] == END_OUT:
-        multiplier = rules[R_MULTIPLIER + st[S_FINISH]]
+    if g[S_END] == END_OUT:
+        multiplier = g[G_RULES + R_MULTIPLIER + g[S_FINISH]]
     collected = 0
     for seat in range(n):
-        points = _hand_points(st, rules, hands, seat)
-        seats[row, 0, seat] = st[S_LEN + seat]
+        points = _hand_points(g, seat)
+        seats[row, 0, seat] = g[S_LEN + seat]
         seats[row, 1, seat] = points
         if winner < 0:
             seats[row, 2, seat] = sign * points
@@ -721,28 +732,38 @@ def _record(st, rules, hands, stats, seats, row):
 
 
 @njit(cache=True, _nrt=False)
-def play_game(st, rules, hands, stock, pile, stream, key0, key1, game, n, decks, hand_size,
-              strategies, forget, stats, seats, row):
-    """Deal game ``game`` of the run and play it to its end; write row ``row``."""
+def _load_rules(g, rules):
+    for i in range(RULE_VECTOR_SIZE):
+        g[G_RULES + i] = rules[i]
+
+
+@njit(cache=True, _nrt=False)
+def play_game(
+    g, stream, key0, key1, game, n, decks, hand_size, strategies, forget, stats, seats, row
+):
+    """Deal game ``game`` of the run and play it to its end; write row ``row``.
+
+    ``g`` is the game's scratch (``G_SIZE``), the rule vector already at ``G_RULES``."""
     stream_init(stream, key0, key1, game, 0)
-    _setup(st, rules, n, strategies, forget)
-    seat = _deal(st, rules, hands, stock, stream, n, decks, hand_size)
-    if rules[R_START] == START_FLIP:
-        _turn_starter(st, rules, stock, pile, stream)
-    max_turns = rules[R_MAX_TURNS]
+    _setup(g, n, strategies, forget)
+    seat = _deal(g, stream, n, decks, hand_size)
+    if g[G_RULES + R_START] == START_FLIP:
+        _turn_starter(g, stream)
+    max_turns = g[G_RULES + R_MAX_TURNS]
     while True:
-        if st[S_TURNS] >= max_turns:
-            st[S_END] = END_TURN_CAP
+        if g[S_TURNS] >= max_turns:
+            g[S_END] = END_TURN_CAP
             break
-        seat = _take_turn(st, rules, hands, stock, pile, stream, seat)
-        if st[S_END] >= 0:
+        seat = _take_turn(g, stream, seat)
+        if g[S_END] >= 0:
             break
-    _record(st, rules, hands, stats, seats, row)
+    _record(g, stats, seats, row)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def play_random_games(key0, key1, first_game, n, decks, hand_size, rules, strategies, forget,
-                      stats, seats):
+def play_random_games(
+    key0, key1, first_game, n, decks, hand_size, rules, strategies, forget, stats, seats
+):
     """Deal and play games ``first_game .. first_game + len(stats) - 1`` of a run.
 
     ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
@@ -753,11 +774,22 @@ def play_random_games(key0, key1, first_game, n, decks, hand_size, rules, strate
     count = stats.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for block in prange(blocks):
-        st = np.empty(STATE_SIZE, np.int64)
-        hands = np.empty((MAX_PLAYERS, DECK), np.int64)
-        stock = np.empty(MAX_CARDS, np.int64)
-        pile = np.empty(MAX_CARDS, np.int64)
+        g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
+        _load_rules(g, rules)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
-            play_game(st, rules, hands, stock, pile, stream, key0, key1, first_game + i, n,
-                      decks, hand_size, strategies, forget, stats, seats, i)
+            play_game(
+                g,
+                stream,
+                key0,
+                key1,
+                first_game + i,
+                n,
+                decks,
+                hand_size,
+                strategies,
+                forget,
+                stats,
+                seats,
+                i,
+            )
