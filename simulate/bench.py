@@ -1,8 +1,13 @@
-"""``make bench``: deals per second of the kernels, on one core and on all cores.
+"""``make bench``: games per second of the kernels, on one core and on all cores.
 
-Each figure is the median of repeated timed runs of the compiled kernel over fresh deals
+Each figure is the median of repeated timed runs of a compiled kernel over fresh games
 (shuffling and dealing included, writing records excluded), after a warm-up run that
-compiles it. Usage: ``python -m simulate.bench [--games N] [--repeats R] [--players 2 3 4]``.
+compiles it. Beggar-My-Neighbour for 2, 3 and 4 players; each shedding preset with
+``random`` in every seat for 2 and 4 players; and, when OpenSpiel is installed
+(``pip install open-spiel``), the ``openspiel`` preset with ``uniform`` in every seat beside
+OpenSpiel's own C++ ``evaluate_bots`` with uniform random bots.
+
+Usage: ``python -m simulate.bench [--games N] [--repeats R] [--only bmn|shedding|openspiel]``.
 """
 
 from __future__ import annotations
@@ -12,43 +17,105 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 
 import numba
 
-from .games.beggar.batch import play_random
+from .games.beggar import batch as beggar
 from .games.beggar.rules import BeggarRules
+from .games.shedding import batch as shedding
+from .games.shedding.rules import PRESETS, preset
 
 
-def deals_per_second(players: int, games: int, threads: int, repeats: int) -> float:
-    """Median deals/s of ``repeats`` runs of ``games`` deals each on ``threads`` threads."""
+def median_rate(play: Callable[[int, int], object], games: int, threads: int, repeats: int):
+    """Median games/s of ``repeats`` calls ``play(seed, games)`` on ``threads`` threads."""
     numba.set_num_threads(threads)
-    rules = BeggarRules()
-    play_random(0, 0, 1000, players, rules)  # compile (or load from the cache), warm up
+    play(0, min(games, 1000))  # compile (or load from the cache), warm up
     rates = []
     for repeat in range(repeats):
         started = time.perf_counter()
-        play_random(repeat + 1, 0, games, players, rules)
+        play(repeat + 1, games)
         rates.append(games / (time.perf_counter() - started))
     return statistics.median(rates)
 
 
+def _row(label: str, play, games: int, repeats: int, cores: int) -> float:
+    one = median_rate(play, games, 1, repeats)
+    every = median_rate(play, games, cores, repeats)
+    print(f"{label:<28} {one:>16,.0f} {every:>18,.0f} {every / one:>6.2f}", flush=True)
+    return one
+
+
+def openspiel_rate(players: int, seconds: float = 3.0) -> float | None:
+    """OpenSpiel's crazy_eights with uniform random bots, games/s on one core (or None)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("crazy_eights", {"players": players})
+    bots = [pyspiel.make_uniform_random_bot(seat, 1234 + seat) for seat in range(players)]
+    started, played = time.perf_counter(), 0
+    while time.perf_counter() - started < seconds:
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, played)
+        played += 1
+    return played / (time.perf_counter() - started)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1_000_000, help="deals per timed run")
+    parser.add_argument("--games", type=int, default=1_000_000, help="games per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel"))
     args = parser.parse_args(argv)
     cores = numba.config.NUMBA_NUM_THREADS
     print(
-        f"Beggar-My-Neighbour kernel: {args.games:,} deals per run, median of "
-        f"{args.repeats} runs; {cores} threads = all cores "
-        f"({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs)"
+        f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
+        f"cores ({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs)"
     )
-    print(f"{'players':>7} {'1 core (deals/s)':>18} {f'{cores} cores (deals/s)':>20} {'ratio':>6}")
-    for players in args.players:
-        one = deals_per_second(players, args.games, 1, args.repeats)
-        every = deals_per_second(players, args.games, cores, args.repeats)
-        print(f"{players:>7} {one:>18,.0f} {every:>20,.0f} {every / one:>6.2f}")
+    print(f"{'kernel':<28} {'1 core (games/s)':>16} {f'{cores} cores (games/s)':>18} {'ratio':>6}")
+    if args.only in (None, "bmn"):
+        for players in (2, 3, 4):
+            rules = BeggarRules()
+
+            def play(seed, games, players=players, rules=rules):
+                return beggar.play_random(seed, 0, games, players, rules)
+
+            _row(f"beggar-my-neighbour, {players}p", play, args.games, args.repeats, cores)
+    if args.only in (None, "shedding"):
+        for name in PRESETS:
+            for players in (2, 4):
+                _row(
+                    f"{name}, {players}p, random",
+                    _shedding(name, players, "random"),
+                    args.games // 4,
+                    args.repeats,
+                    cores,
+                )
+    if args.only in (None, "openspiel"):
+        ours = _row(
+            "openspiel, 5p, uniform",
+            _shedding("openspiel", 5, "uniform"),
+            args.games // 4,
+            args.repeats,
+            cores,
+        )
+        theirs = openspiel_rate(5)
+        if theirs is None:
+            print("OpenSpiel is not installed (pip install open-spiel): no comparison")
+        else:
+            print(
+                f"{'OpenSpiel C++, 5p, uniform':<28} {theirs:>16,.0f} "
+                f"{'':>18} {'':>6}\nratio cardsim / OpenSpiel on one core: {ours / theirs:.1f}"
+            )
+
+
+def _shedding(name: str, players: int, strategy: str):
+    rules = preset(name)
+
+    def play(seed, games):
+        return shedding.play_random(rules, players, [strategy] * players, seed, 0, games)
+
+    return play
 
 
 if __name__ == "__main__":

@@ -24,7 +24,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-GameArg = Annotated[str, typer.Argument(help="Game: beggar-my-neighbour (alias bmn).")]
+GameArg = Annotated[
+    str,
+    typer.Argument(
+        help="Game: beggar-my-neighbour (bmn), or a shedding preset: pis-yedili, crazy-eights, "
+        "crazy-eights-plain, openspiel."
+    ),
+]
 RuleOpt = Annotated[
     list[str] | None,
     typer.Option("--rule", help="Change a rule knob, KNOB=VALUE (repeatable), e.g. penalties.A=5."),
@@ -93,6 +99,13 @@ def simulate(
     threads: ThreadsOpt = None,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
+    strategy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Shedding games: each seat's strategy in seat order (repeatable; "
+            "others play random)."
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Complete the interrupted run in --out (its own settings).")
@@ -113,7 +126,9 @@ def simulate(
             raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
         start = meta["completed_games"]
     else:
-        request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
+        request = make_request(
+            game, players, games, seed, threads, rule_overrides(config, rule), strategy
+        )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
@@ -151,7 +166,8 @@ def play(
     from .games.beggar.rules import END_NAMES, BeggarRules
     from .games.registry import resolve_game
 
-    resolve_game(game)
+    if resolve_game(game).family != "beggar":
+        raise CardsimError("play --deal is for beggar-my-neighbour; for a shedding game use replay")
     rules = BeggarRules().with_overrides(rule_overrides(config, rule))
     hands = parse_deal(deal)
     columns = play_hands([hands], rules)
@@ -213,6 +229,10 @@ def search(
     if top < 1:
         raise CardsimError(f"--top must be at least 1, got {top}")
     request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
+    if request.game.family != "beggar":
+        raise CardsimError(
+            "search hunts for long Beggar-My-Neighbour deals; not for shedding games"
+        )
     found = find_records(request, top, progress=True)
     typer.echo(found.text())
 

@@ -31,9 +31,9 @@ from rich.progress import (
 )
 
 from .errors import CardsimError
-from .games.beggar import batch, records
 from .games.beggar.rules import BeggarRules
 from .games.registry import GameInfo, check_players, resolve_game
+from .games.shedding.rules import SheddingRules, preset
 from .results import RunWriter
 from .rng import MAX_SEED
 
@@ -58,12 +58,14 @@ class Request:
     players: int
     games: int
     seed: int
-    rules: BeggarRules
+    rules: BeggarRules | SheddingRules
     threads: int
+    strategies: tuple[str, ...] = ()
+    """Each seat's strategy (shedding games; Beggar-My-Neighbour has no decisions)."""
 
     def meta(self) -> dict:
         """The request as stored in ``run.json``."""
-        return {
+        meta = {
             "game": self.game.name,
             "players": self.players,
             "games": self.games,
@@ -71,13 +73,20 @@ class Request:
             "rules": self.rules.to_dict(),
             "threads": self.threads,
         }
+        if self.strategies:
+            meta["strategies"] = list(self.strategies)
+        return meta
 
 
-def make_request(game, players=None, games=1_000_000, seed=None, threads=None, rules=None):
+def make_request(
+    game, players=None, games=1_000_000, seed=None, threads=None, rules=None, strategies=None
+):
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
     ``rules`` is a rules object, or a dict of knob overrides such as ``{"time_limit": 500}``.
     A missing seed is drawn at random (and recorded, so the run can be repeated).
+    ``strategies`` (shedding games) names each seat's strategy in seat order; seats without
+    one play ``random``.
     """
     info = resolve_game(game)
     players = info.default_players if players is None else players
@@ -92,23 +101,53 @@ def make_request(game, players=None, games=1_000_000, seed=None, threads=None, r
     threads = most if threads is None else threads
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
         raise CardsimError(f"threads must be from 1 to {most} on this machine, got {threads!r}")
+    base = BeggarRules() if info.family == "beggar" else preset(info.name)
     if rules is None:
-        rules = BeggarRules()
+        rules = base
     elif isinstance(rules, dict):
-        rules = BeggarRules().with_overrides(rules)
-    elif not isinstance(rules, BeggarRules):
+        rules = base.with_overrides(rules)
+    elif type(rules) is not type(base):
         raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
-    return Request(info, players, games, seed, rules, threads)
+    if info.family == "beggar":
+        if strategies:
+            raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
+        return Request(info, players, games, seed, rules, threads)
+    rules.check_players(players)
+    return Request(info, players, games, seed, rules, threads, seat_strategies(strategies, players))
+
+
+def seat_strategies(strategies, players: int) -> tuple[str, ...]:
+    """Each seat's strategy: those given, in seat order, then ``random``."""
+    from .games.shedding.reference import STRATEGIES
+
+    given = list(strategies or [])
+    if len(given) > players:
+        raise CardsimError(f"{len(given)} strategies given for {players} seats")
+    for name in given:
+        if name not in STRATEGIES:
+            raise CardsimError(f"unknown strategy '{name}'; strategies: {', '.join(STRATEGIES)}")
+    return tuple(given + ["random"] * (players - len(given)))
 
 
 def request_from_meta(meta: dict, threads: int | None = None) -> Request:
     """The request that a run folder's ``run.json`` records (to resume it)."""
     try:
         return make_request(
-            meta["game"], meta["players"], meta["games"], meta["seed"], threads, meta["rules"]
+            meta["game"],
+            meta["players"],
+            meta["games"],
+            meta["seed"],
+            threads,
+            _as_overrides(meta["rules"]),
+            meta.get("strategies"),
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
+
+
+def _as_overrides(rules: dict) -> dict:
+    """A run.json ``rules`` entry as knob overrides (everything but the preset's name)."""
+    return {key: value for key, value in rules.items() if key != "preset"}
 
 
 def play_chunks(
@@ -116,12 +155,29 @@ def play_chunks(
 ) -> Iterator[pa.Table]:
     """Play games ``start ..`` of the request chunk by chunk, one Arrow table per chunk."""
     numba.set_num_threads(request.threads)
+    play_chunk = _beggar_chunk if request.game.family == "beggar" else _shedding_chunk
     with _progress_bar(request, progress, start) as advance:
         for first in range(start, request.games, chunk_size):
             count = min(chunk_size, request.games - first)
-            columns = batch.play_random(request.seed, first, count, request.players, request.rules)
-            yield records.to_table(first, columns, request.players)
+            yield play_chunk(request, first, count)
             advance(count)
+
+
+def _beggar_chunk(request: Request, first: int, count: int) -> pa.Table:
+    from .games.beggar import batch, records
+
+    columns = batch.play_random(request.seed, first, count, request.players, request.rules)
+    return records.to_table(first, columns, request.players)
+
+
+def _shedding_chunk(request: Request, first: int, count: int) -> pa.Table:
+    from .games.shedding import batch, records
+
+    strategies = list(request.strategies)
+    columns = batch.play_random(
+        request.rules, request.players, strategies, request.seed, first, count
+    )
+    return records.to_table(first, columns, strategies)
 
 
 def run(
@@ -133,6 +189,7 @@ def run(
     out=None,
     rules=None,
     *,
+    strategies=None,
     progress: bool = False,
     force: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
@@ -140,10 +197,11 @@ def run(
     """Simulate ``games`` games and return their records as a DataFrame (one row per game).
 
     With ``out``, also writes the run folder (``games.parquet`` and ``run.json``); a folder
-    that already holds a run is refused unless ``force``. The DataFrame's ``attrs`` hold
-    the run's metadata (game, players, seed, rules...).
+    that already holds a run is refused unless ``force``. ``strategies`` (shedding games)
+    names each seat's strategy; seats without one play ``random``. The DataFrame's
+    ``attrs`` hold the run's metadata (game, players, seed, rules...).
     """
-    request = make_request(game, players, games, seed, threads, rules)
+    request = make_request(game, players, games, seed, threads, rules, strategies)
     writer = RunWriter(out, force) if out is not None else None
     tables: list[pa.Table] = []
     stream(request, writer, tables.append, progress=progress, chunk_size=chunk_size)

@@ -15,17 +15,21 @@ class GameInfo:
     max_players: int
     default_players: int
     title: str
+    family: str
+    """``beggar`` (Beggar-My-Neighbour) or ``shedding`` (a shedding-game preset)."""
 
 
 GAMES = {
-    "beggar-my-neighbour": GameInfo(
-        name="beggar-my-neighbour",
-        aliases=("bmn", "beggar"),
-        min_players=2,
-        max_players=4,
-        default_players=2,
-        title="Beggar-My-Neighbour",
-    ),
+    info.name: info
+    for info in (
+        GameInfo(
+            "beggar-my-neighbour", ("bmn", "beggar"), 2, 4, 2, "Beggar-My-Neighbour", "beggar"
+        ),
+        GameInfo("pis-yedili", ("dirty-seven",), 2, 15, 4, "Pis Yedili", "shedding"),
+        GameInfo("crazy-eights", ("c8",), 2, 15, 4, "Crazy Eights", "shedding"),
+        GameInfo("crazy-eights-plain", (), 2, 15, 4, "Crazy Eights (plain)", "shedding"),
+        GameInfo("openspiel", (), 2, 15, 5, "Crazy Eights (OpenSpiel's rules)", "shedding"),
+    )
 }
 
 
@@ -35,7 +39,10 @@ def resolve_game(name: str) -> GameInfo:
     for info in GAMES.values():
         if key == info.name or key in info.aliases:
             return info
-    known = ", ".join(f"{info.name} (alias {', '.join(info.aliases)})" for info in GAMES.values())
+    known = ", ".join(
+        info.name + (f" ({', '.join(info.aliases)})" if info.aliases else "")
+        for info in GAMES.values()
+    )
     raise CardsimError(f"unknown game '{name}'; known games: {known}")
 
 
