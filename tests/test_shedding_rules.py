@@ -171,3 +171,13 @@ def test_rule_vector_holds_every_knob():
     eights = preset("crazy-eights").to_vector()
     assert eights[R.R_EFFECT_FLAGS + RANK["2"]] == R.FLAG_SKIP and eights[R.R_DRAW + 1] == 2
     assert eights[R.R["on_no_play"]] == 0
+
+
+def test_a_stock_that_could_hold_only_wilds_is_refused():
+    # openspiel, 5 players x 10 cards: a stock of 2 could be two 8s, and a wild starter
+    # would go back for another card forever.
+    rules = preset("openspiel").with_overrides({"hand_size": 10})
+    with pytest.raises(CardsimError, match="could hold only wilds"):
+        rules.check_players(5)
+    rules.check_players(4)  # a stock of 12 always holds a card that is not an 8
+    preset("openspiel").with_overrides({"hand_size": 10, "start": "lead_club"}).check_players(5)
