@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from ...errors import CardsimError
+from ...knobs import as_int, check_whole
 
 GAME = "beggar-my-neighbour"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -43,9 +44,9 @@ class BeggarRules:
                 f"penalties must give all of J, Q, K, A, got {', '.join(sorted(self.penalties))}"
             )
         for rank in COURTS:
-            _check_int(f"penalties.{rank}", self.penalties[rank], 1, MAX_PENALTY)
+            check_whole(f"penalties.{rank}", self.penalties[rank], 1, MAX_PENALTY)
         if self.time_limit is not None:
-            _check_int("time_limit", self.time_limit, 1, 2**31 - 1)
+            check_whole("time_limit", self.time_limit, 1, 2**31 - 1)
 
     def to_vector(self) -> np.ndarray:
         """The rules as the kernel reads them: int64[RULE_VECTOR_SIZE]."""
@@ -82,33 +83,19 @@ class BeggarRules:
         time_limit = self.time_limit
         for key, value in overrides.items():
             if key.startswith("penalties.") and key[len("penalties.") :] in COURTS:
-                penalties[key[len("penalties.") :]] = _as_int(key, value)
+                penalties[key[len("penalties.") :]] = as_int(key, value)
             elif key == "penalties" and isinstance(value, dict):
                 for rank, owed in value.items():
                     if rank not in COURTS:
                         raise CardsimError(
                             f"unknown court rank '{rank}' in penalties; allowed: J, Q, K, A"
                         )
-                    penalties[rank] = _as_int(f"penalties.{rank}", owed)
+                    penalties[rank] = as_int(f"penalties.{rank}", owed)
             elif key == "time_limit":
-                time_limit = None if value in (None, "none", 0, "0") else _as_int(key, value)
+                time_limit = None if value in (None, "none", 0, "0") else as_int(key, value)
             else:
                 raise CardsimError(
                     f"unknown rule '{key}' for {GAME}; allowed: penalties.J, penalties.Q, "
                     "penalties.K, penalties.A, time_limit"
                 )
         return replace(self, penalties=penalties, time_limit=time_limit)
-
-
-def _as_int(key: str, value) -> int:
-    if isinstance(value, bool):
-        raise CardsimError(f"{key} must be a whole number, got {value!r}")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise CardsimError(f"{key} must be a whole number, got {value!r}") from None
-
-
-def _check_int(key: str, value, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise CardsimError(f"{key} must be a whole number from {low} to {high}, got {value!r}")

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...cards import RANKS
 from ...errors import CardsimError
+from ...knobs import as_int, check_whole
 
 PRESETS = ("pis-yedili", "crazy-eights", "crazy-eights-plain", "openspiel")
 DEFAULT_PLAYERS = {"pis-yedili": 4, "crazy-eights": 4, "crazy-eights-plain": 4, "openspiel": 5}
@@ -142,7 +143,7 @@ class SheddingRules:
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if name == "on_no_play" and value.startswith("draw_up_to:"):
-                _whole("on_no_play (draw_up_to:N)", value.split(":", 1)[1], 1, 52)
+                check_whole("on_no_play (draw_up_to:N)", value.split(":", 1)[1], 1, 52)
             elif value not in allowed:
                 raise CardsimError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
         for name in SWITCHES:
@@ -152,17 +153,17 @@ class SheddingRules:
         _per_players("hand_size", self.hand_size, 1, 52)
         for rank, effects in self.effects.items():
             _check_effects(rank, effects)
-        _whole("max_turns", self.max_turns, 1, 10**9)
-        _whole("last_card_penalty", self.last_card_penalty, 0, 52)
+        check_whole("max_turns", self.max_turns, 1, 10**9)
+        check_whole("last_card_penalty", self.last_card_penalty, 0, 52)
         for name in ("max_plays", "match_deals", "target_score"):
             if getattr(self, name) is not None:
-                _whole(name, getattr(self, name), 1, 10**9)
+                check_whole(name, getattr(self, name), 1, 10**9)
         if self.match_deals is not None and self.target_score is not None:
             raise CardsimError("match_deals and target_score exclude each other; give one")
         for table in ("card_points", "finish_multiplier"):
             for rank, value in getattr(self, table).items():
                 _rank_key(f"{table}.{rank}", rank)
-                _whole(f"{table}.{rank}", value, 0, 10_000)
+                check_whole(f"{table}.{rank}", value, 0, 10_000)
 
     # --- derived views -------------------------------------------------------------------
 
@@ -241,7 +242,7 @@ class SheddingRules:
                     if table == "effects":
                         current[item_rank] = _parse_effects(item_rank, item_value)
                     else:
-                        current[item_rank] = _as_int(f"{table}.{item_rank}", item_value)
+                        current[item_rank] = as_int(f"{table}.{item_rank}", item_value)
                 changes[table] = current
             elif key in CHOICES:
                 changes[key] = str(value)
@@ -250,9 +251,9 @@ class SheddingRules:
             elif key in ("decks", "hand_size"):
                 changes[key] = _parse_per_players(key, value)
             elif key in ("max_plays", "match_deals", "target_score"):
-                changes[key] = None if _is_none(value) else _as_int(key, value)
+                changes[key] = None if _is_none(value) else as_int(key, value)
             elif key in ("max_turns", "last_card_penalty"):
-                changes[key] = _as_int(key, value)
+                changes[key] = as_int(key, value)
             elif key == "special" and self.preset == "openspiel":
                 # OpenSpiel's special cards: Q skips, A reverses, 2 draws 2 and stacks on 2s.
                 effects = dict(changes.get("effects", self.effects))
@@ -385,15 +386,6 @@ def _is_none(value) -> bool:
     return value is None or (isinstance(value, str) and value.lower() in ("none", "off", ""))
 
 
-def _as_int(key: str, value) -> int:
-    if isinstance(value, bool):
-        raise CardsimError(f"{key} must be a whole number, got {value!r}")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise CardsimError(f"{key} must be a whole number, got {value!r}") from None
-
-
 def _as_switch(key: str, value) -> bool:
     if isinstance(value, bool):
         return value
@@ -403,12 +395,6 @@ def _as_switch(key: str, value) -> bool:
     if text in ("off", "false", "no", "0"):
         return False
     raise CardsimError(f"{key} must be on or off, got {value!r}")
-
-
-def _whole(key: str, value, low: int, high: int) -> None:
-    number = _as_int(key, value)
-    if not low <= number <= high:
-        raise CardsimError(f"{key} must be a whole number from {low} to {high}, got {value!r}")
 
 
 def _rank_key(key: str, rank: str) -> str:
@@ -436,7 +422,7 @@ def _check_effects(rank: str, effects) -> None:
         if name in ("draw", "all_draw"):
             if not sep:
                 raise CardsimError(f"effects.{rank}: {name} needs a number, as in {name}:2")
-            _whole(f"effects.{rank} ({name})", amount, 1, 52)
+            check_whole(f"effects.{rank} ({name})", amount, 1, 52)
         elif sep or name not in ("wild", "skip", "reverse", "again"):
             raise CardsimError(
                 f"unknown effect '{effect}' for effects.{rank}; effects: {', '.join(EFFECTS)}, "
@@ -465,10 +451,10 @@ def _parse_per_players(key: str, value):
         for players, amount in value.items():
             players = str(players).strip()
             if players != "default":
-                _whole(f"{key} (players)", players.rstrip("+"), 2, MAX_PLAYERS)
-            table[players] = _as_int(key, amount)
+                check_whole(f"{key} (players)", players.rstrip("+"), 2, MAX_PLAYERS)
+            table[players] = as_int(key, amount)
         return table
-    return _as_int(key, value)
+    return as_int(key, value)
 
 
 def _per_players(key: str, value, low: int, high: int) -> None:
@@ -477,10 +463,10 @@ def _per_players(key: str, value, low: int, high: int) -> None:
             raise CardsimError(f"{key} per player count needs a default, as in {key}=2:7,5")
         for players, amount in value.items():
             if players != "default":
-                _whole(f"{key} (players)", str(players).rstrip("+"), 2, MAX_PLAYERS)
-            _whole(key, amount, low, high)
+                check_whole(f"{key} (players)", str(players).rstrip("+"), 2, MAX_PLAYERS)
+            check_whole(key, amount, low, high)
     else:
-        _whole(key, value, low, high)
+        check_whole(key, value, low, high)
 
 
 def _for_players(value, players: int) -> int:
