@@ -27,6 +27,14 @@ dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
 :func:`name_suit`). Last-card forget chances arrive as thresholds ``int(p * 2**32)``, and
 -1 for ``p = 0`` (no random word is drawn then).
 
+Like the reference, the kernel never ends an ``again``/``all_draw`` chain that goes on
+forever within one turn (``max_turns`` cannot stop it; ``max_plays`` does). The other
+endless case, a flipped wild starter when the stock could hold only wilds, is refused by
+:meth:`.rules.SheddingRules.check_players`.
+
+Only tiny helpers are ``inline="always"``: inlining the big ones (numba inlines at the IR
+level, at every call site) made the first compilation take over ten minutes and 15 GB.
+
 Only the parallel entry point allocates (per block of games); every other function is
 compiled with ``_nrt=False`` and allocates nothing.
 """
@@ -226,13 +234,13 @@ def choose(code, stream, g, seat, mask, may_draw, may_pass):
     total = 0
     m = mask
     while m:
-        total += g[G_HANDS + (seat) * DECK + trailing_zeros(m)]
+        total += g[G_HANDS + seat * DECK + trailing_zeros(m)]
         m &= m - 1
     k = _pick(stream, total)
     m = mask
     while True:
         card = trailing_zeros(m)
-        copies = g[G_HANDS + (seat) * DECK + card]
+        copies = g[G_HANDS + seat * DECK + card]
         if k < copies:
             return card
         k -= copies
@@ -302,7 +310,7 @@ def _hand_points(g, seat):
     m = g[S_HELD + seat]
     while m:
         card = trailing_zeros(m)
-        total += g[G_HANDS + (seat) * DECK + card] * g[G_RULES + R_POINTS + card % 13]
+        total += g[G_HANDS + seat * DECK + card] * g[G_RULES + R_POINTS + card % 13]
         m &= m - 1
     return total
 
@@ -333,7 +341,7 @@ def _take(g, seat):
     """The seat takes the top card of the (non-empty) stock."""
     card = g[G_STOCK + g[S_SPOS]]
     g[S_SPOS] += 1
-    g[G_HANDS + (seat) * DECK + card] += 1
+    g[G_HANDS + seat * DECK + card] += 1
     g[S_HELD + seat] |= np.int64(1) << card
     g[S_LEN + seat] += 1
     g[S_DRAWS] += 1
@@ -452,8 +460,8 @@ def _apply_effects(g, stream, seat, flags, draw, all_draw):
 @njit(cache=True, _nrt=False)
 def _play_card(g, stream, seat, card, mode):
     """Play ``card``; returns 1 when an extra compulsory play follows in this turn."""
-    g[G_HANDS + (seat) * DECK + card] -= 1
-    if g[G_HANDS + (seat) * DECK + card] == 0:
+    g[G_HANDS + seat * DECK + card] -= 1
+    if g[G_HANDS + seat * DECK + card] == 0:
         g[S_HELD + seat] &= ~(np.int64(1) << card)
     g[S_LEN + seat] -= 1
     g[G_PILE + g[S_PLEN]] = card
@@ -657,14 +665,14 @@ def _deal(g, stream, n, decks, hand_size):
     shuffle(stream, g[G_STOCK:], total)
     for seat in range(n):
         for card in range(DECK):
-            g[G_HANDS + (seat) * DECK + card] = 0
+            g[G_HANDS + seat * DECK + card] = 0
         g[S_HELD + seat] = 0
         g[S_LEN + seat] = hand_size
     for round_ in range(hand_size):
         for j in range(n):
             seat = (first + j) % n
             card = g[G_STOCK + round_ * n + j]
-            g[G_HANDS + (seat) * DECK + card] += 1
+            g[G_HANDS + seat * DECK + card] += 1
             g[S_HELD + seat] |= np.int64(1) << card
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
