@@ -212,8 +212,13 @@ def play(
     """Deal game ``game`` of run ``seed`` and play it to its end."""
     rules.check_players(players)
     stream = Stream(seed, game)
-    first, hands, stock = deal(rules, players, stream)
-    table = Game(
+    return _play_dealt(rules, players, strategies, stream, None, forget, trace)
+
+
+def _play_dealt(rules, players, strategies, stream, first, forget, trace) -> SheddingRecord:
+    """Deal from ``stream`` (the first seat given, or as ``first_seat`` says) and play."""
+    first, hands, stock = deal(rules, players, stream, first)
+    game = Game(
         rules,
         hands,
         stock,
@@ -223,7 +228,7 @@ def play(
         forget=forget,
         trace=trace,
     )
-    return table.run()
+    return game.run()
 
 
 @dataclass(frozen=True)
@@ -262,20 +267,10 @@ def play_match(
     deals: list[SheddingRecord] = []
     while len(deals) < max_deals:
         k = len(deals)
-        stream = Stream(seed, match, stream=k)
-        first, hands, stock = deal(rules, players, stream, first=k % players)
         if trace is not None:
             trace.append(f"deal {k} of match {match}")
-        record = Game(
-            rules,
-            hands,
-            stock,
-            strategies=strategies,
-            stream=stream,
-            first_seat=first,
-            forget=forget,
-            trace=trace,
-        ).run()
+        stream = Stream(seed, match, stream=k)
+        record = _play_dealt(rules, players, strategies, stream, k % players, forget, trace)
         deals.append(record)
         totals = [total + score for total, score in zip(totals, record.score, strict=True)]
         if rules.match_deals is not None and len(deals) == rules.match_deals:
