@@ -263,3 +263,28 @@ def test_parallel_equals_serial():
     for key, column in serial.items():
         assert column.dtype == parallel[key].dtype
         np.testing.assert_array_equal(column, parallel[key], err_msg=key)
+
+
+def test_runaway_chain_of_extra_plays_ends_turn_cap(fast_reference):
+    """A chain of extra plays that could go on forever within one turn (every ace and 2 makes
+    the others draw and plays again; a seat that always forgets its last-card call draws 2
+    each time it is down to one card) is cut by ``max_turns``: the game ends ``turn_cap``
+    before that many turns, the same in the kernel and the reference."""
+    rules = preset("pis-yedili").with_overrides(
+        {
+            "effects.A": "all_draw:3",
+            "effects.2": "all_draw:3",
+            "last_card_call": True,
+            "last_card_rule": "penalty",
+            "decks": 2,
+            "stock_empty": "reshuffle",
+            "max_turns": 150,
+        }
+    )
+    forget = [1.0] * 7
+    columns = play_random(rules, 7, ["random"] * 7, 5, 0, 40, forget)
+    cut = np.flatnonzero((columns["end"] == 4) & (columns["turns"] < 150))
+    assert len(cut) > 0
+    for i in [*cut[:3], 0]:
+        expected = reference.play(rules, 7, ["random"] * 7, 5, int(i), forget)
+        assert kernel_records({k: v[i : i + 1] for k, v in columns.items()})[0] == expected

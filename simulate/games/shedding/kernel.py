@@ -27,9 +27,8 @@ dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
 :func:`name_suit`). Last-card forget chances arrive as thresholds ``int(p * 2**32)``, and
 -1 for ``p = 0`` (no random word is drawn then).
 
-Like the reference, the kernel never ends an ``again``/``all_draw`` chain that goes on
-forever within one turn (``max_turns`` cannot stop it; ``max_plays`` does). The other
-endless case, a flipped wild starter when the stock could hold only wilds, is refused by
+Like the reference, the kernel bounds a chain of ``again``/``all_draw`` extra plays within
+one turn by ``max_turns`` (the game ends ``turn_cap``). The other endless case, a flipped wild starter when the stock could hold only wilds, is refused by
 :meth:`.rules.SheddingRules.check_players`.
 
 Only tiny helpers are ``inline="always"``: inlining the big ones (numba inlines at the IR
@@ -621,7 +620,12 @@ def _take_turn(g, stream, seat):
         again = _penalty_turn(g, stream, seat)
     else:
         again = _play_phase(g, stream, seat, False)
+    extra = 0
     while again and g[S_END] < 0:
+        if extra >= g[G_RULES + R_MAX_TURNS]:  # a runaway chain of extra plays
+            g[S_END] = END_TURN_CAP
+            return seat
+        extra += 1
         again = _play_phase(g, stream, seat, True)
     if g[S_END] >= 0:
         return seat

@@ -371,6 +371,7 @@ class Game:
         self.pending = 0  # penalty cards waiting for the next seat
         self.pending_skip = False  # the card that set it also skips
         self.skip_next = False  # the next seat loses its turn
+        self.again = False  # the card just played gives its seat an extra play
         # Turn ends left during which a seat that forgot its call may not go out.
         self.barred = [0] * self.n
         self.idle_passes = 0  # passes in a row made while nothing could be drawn
@@ -400,12 +401,23 @@ class Game:
         self.note(
             f"turn {self.turns}: seat {seat} ({len(self.hands[seat])} cards) on {self.top_text()}"
         )
+        self.again = False
         if self.openings:
             self.opening_turn(seat)
         elif self.pending:
             self.penalty_turn(seat)
         else:
             self.play_phase(seat, compulsory=False)
+        extra = 0
+        while self.again:
+            # Fine point: the extra play is compulsory and belongs to the same turn. A chain
+            # of extra plays is bounded by the safety cap, like the turns.
+            if extra >= self.rules.max_turns:
+                raise GameOver("turn_cap")
+            extra += 1
+            self.again = False
+            self.note(f"seat {seat} plays again")
+            self.play_phase(seat, compulsory=True)
         self.barred[seat] = max(0, self.barred[seat] - 1)
         self.check_cards()
         # A pending penalty always goes to the next seat, which gets its turn to answer or
@@ -610,10 +622,8 @@ class Game:
                 other = (seat + k * self.direction) % self.n
                 self.note(f"seat {other} draws {effects.all_draw}")
                 self.draw_penalty(other, effects.all_draw)
-        if effects.again or effects.all_draw:
-            # Fine point: the extra play is compulsory and belongs to the same turn.
-            self.note(f"seat {seat} plays again")
-            self.play_phase(seat, compulsory=True)
+        # The extra play (``again``, ``all_draw``) is made by :meth:`take_turn`.
+        self.again = bool(effects.again or effects.all_draw)
 
     # --- legality ------------------------------------------------------------------------
 
