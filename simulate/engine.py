@@ -63,6 +63,20 @@ class Request:
     strategies: tuple[str, ...] = ()
     """Each seat's strategy (shedding games; Beggar-My-Neighbour has no decisions)."""
 
+    @property
+    def match_play(self) -> bool:
+        """Whether the rules make matches (``match_deals`` or ``target_score``): then
+        ``games`` counts matches, and each deal of a match is a record."""
+        rules = self.rules
+        return isinstance(rules, SheddingRules) and (
+            rules.match_deals is not None or rules.target_score is not None
+        )
+
+    @property
+    def unit(self) -> str:
+        """What ``games`` counts: ``"game"`` or ``"match"``."""
+        return "match" if self.match_play else "game"
+
     def meta(self) -> dict:
         """The request as stored in ``run.json``."""
         meta = {
@@ -75,6 +89,8 @@ class Request:
         }
         if self.strategies:
             meta["strategies"] = list(self.strategies)
+        if self.match_play:
+            meta["unit"] = "match"
         return meta
 
 
@@ -150,34 +166,78 @@ def _as_overrides(rules: dict) -> dict:
     return {key: value for key, value in rules.items() if key != "preset"}
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """The records of consecutive games (or matches) of a run."""
+
+    games: pa.Table
+    """One row per game (per deal in match play)."""
+    matches: pa.Table | None = None
+    """Match play: one row per match."""
+
+
+MATCH_CHUNK_DEALS = 4
+"""In match play a chunk holds ``chunk_size // MATCH_CHUNK_DEALS`` matches (about as many
+records as a chunk of single games)."""
+
+
 def play_chunks(
-    request: Request, chunk_size: int = DEFAULT_CHUNK, progress: bool = False, start: int = 0
-) -> Iterator[pa.Table]:
-    """Play games ``start ..`` of the request chunk by chunk, one Arrow table per chunk."""
+    request: Request,
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: bool = False,
+    start: int = 0,
+    first_row: int = 0,
+) -> Iterator[Chunk]:
+    """Play games (matches, in match play) ``start ..`` of the request chunk by chunk.
+
+    ``first_row``: the ``game`` number of the first record (in match play, the deals
+    recorded before match ``start``; otherwise it is ``start``)."""
     numba.set_num_threads(request.threads)
-    play_chunk = _beggar_chunk if request.game.family == "beggar" else _shedding_chunk
+    if request.match_play:
+        chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
+    row = first_row if request.match_play else start
     with _progress_bar(request, progress, start) as advance:
         for first in range(start, request.games, chunk_size):
             count = min(chunk_size, request.games - first)
-            yield play_chunk(request, first, count)
+            if request.game.family == "beggar":
+                chunk = _beggar_chunk(request, first, count)
+            elif request.match_play:
+                chunk = _match_chunk(request, first, count, row)
+            else:
+                chunk = _shedding_chunk(request, first, count)
+            row += chunk.games.num_rows
+            yield chunk
             advance(count)
 
 
-def _beggar_chunk(request: Request, first: int, count: int) -> pa.Table:
+def _beggar_chunk(request: Request, first: int, count: int) -> Chunk:
     from .games.beggar import batch, records
 
     columns = batch.play_random(request.seed, first, count, request.players, request.rules)
-    return records.to_table(first, columns, request.players)
+    return Chunk(records.to_table(first, columns, request.players))
 
 
-def _shedding_chunk(request: Request, first: int, count: int) -> pa.Table:
+def _shedding_chunk(request: Request, first: int, count: int) -> Chunk:
     from .games.shedding import batch, records
 
     strategies = list(request.strategies)
     columns = batch.play_random(
         request.rules, request.players, strategies, request.seed, first, count
     )
-    return records.to_table(first, columns, strategies)
+    return Chunk(records.to_table(first, columns, strategies))
+
+
+def _match_chunk(request: Request, first: int, count: int, first_row: int) -> Chunk:
+    from .games.shedding import batch, records
+
+    strategies = list(request.strategies)
+    columns, matches = batch.play_match_batch(
+        request.rules, request.players, strategies, request.seed, first, count
+    )
+    return Chunk(
+        records.to_table(first_row, columns, strategies),
+        records.matches_table(matches, strategies),
+    )
 
 
 def run(
@@ -200,11 +260,21 @@ def run(
     that already holds a run is refused unless ``force``. ``strategies`` (shedding games)
     names each seat's strategy; seats without one play ``random``. The DataFrame's
     ``attrs`` hold the run's metadata (game, players, seed, rules...).
+
+    In match play (``match_deals`` or ``target_score``) ``games`` counts matches; the
+    DataFrame has one row per deal, with ``match`` and ``deal`` columns, and the run folder
+    also holds ``matches.parquet``.
     """
     request = make_request(game, players, games, seed, threads, rules, strategies)
     writer = RunWriter(out, force) if out is not None else None
     tables: list[pa.Table] = []
-    stream(request, writer, tables.append, progress=progress, chunk_size=chunk_size)
+    stream(
+        request,
+        writer,
+        lambda chunk: tables.append(chunk.games),
+        progress=progress,
+        chunk_size=chunk_size,
+    )
     frame = pa.concat_tables(tables).to_pandas()
     frame.attrs.update(request.meta())
     return frame
@@ -213,7 +283,7 @@ def run(
 def stream(
     request: Request,
     writer: RunWriter | None,
-    consume: Callable[[pa.Table], None] | None = None,
+    consume: Callable[[Chunk], None] | None = None,
     *,
     progress: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
@@ -221,7 +291,8 @@ def stream(
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
 
-    ``start`` skips the games before it (a resumed run's writer already holds them).
+    ``start`` skips the games (matches, in match play) before it: a resumed run's writer
+    already holds them.
 
     Ctrl-C and SIGTERM (in the main thread) stop the run at the end of the chunk being
     played: the chunks finished so far are kept, ``run.json`` says ``"status":
@@ -234,21 +305,22 @@ def stream(
         elapsed = round(time.perf_counter() - started, 3)
         return writer.finish({**meta, "status": status, "elapsed_s": elapsed})
 
-    def deliver(table: pa.Table) -> None:
+    def deliver(chunk: Chunk) -> None:
         if writer is not None:
-            writer.write(table)
+            writer.write(chunk.games, chunk.matches)
         if consume is not None:
-            consume(table)
+            consume(chunk)
 
     # Chunk k is written (in a worker thread: pyarrow and the kernel release the GIL)
     # while chunk k + 1 is played; at most one delivery is in flight.
     pending: Future | None = None
     with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
-            for table in play_chunks(request, chunk_size, progress, start):
+            first_row = writer.rows if writer is not None else 0
+            for chunk in play_chunks(request, chunk_size, progress, start, first_row):
                 if pending is not None:
                     pending.result()
-                pending = delivery.submit(deliver, table)
+                pending = delivery.submit(deliver, chunk)
                 if stop.requested:
                     raise KeyboardInterrupt
             if pending is not None:
@@ -310,7 +382,7 @@ class _progress_bar:
             TextColumn(f"{self.request.game.title}, {self.request.players} players"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("games"),
+            TextColumn(f"{self.request.unit}es" if self.request.match_play else "games"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=Console(stderr=True),

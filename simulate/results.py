@@ -1,4 +1,5 @@
-"""A run folder on disk: ``games.parquet`` streamed chunk by chunk, and ``run.json``.
+"""A run folder on disk: ``games.parquet`` streamed chunk by chunk (and, in match play,
+``matches.parquet``), and ``run.json``.
 
 Nothing half-written is ever left under a final name: records go to
 ``games.parquet.partial`` and are renamed when the writer closes; ``run.json`` is written to
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 from .errors import CardsimError
 
 GAMES_FILE = "games.parquet"
+MATCHES_FILE = "matches.parquet"
 META_FILE = "run.json"
 PARTIAL_SUFFIX = ".partial"
 REPORT_FILES = ("report.html", "report.md", "charts")
@@ -83,8 +85,15 @@ class RunWriter:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CardsimError(f"cannot create {self.folder}: {exc.strerror}") from None
+        self._open()
+
+    def _open(self) -> None:
         self.partial = self.folder / (GAMES_FILE + PARTIAL_SUFFIX)
+        self.matches_partial = self.folder / (MATCHES_FILE + PARTIAL_SUFFIX)
         self.writer: pq.ParquetWriter | None = None
+        self.matches_writer: pq.ParquetWriter | None = None
+        self.rows = 0
+        """Records written so far (games; deals in match play)."""
 
     @classmethod
     def resume(cls, folder: str | Path) -> tuple[RunWriter, dict]:
@@ -99,48 +108,74 @@ class RunWriter:
             )
         writer = cls.__new__(cls)
         writer.folder = folder
-        writer.partial = folder / (GAMES_FILE + PARTIAL_SUFFIX)
-        writer.writer = None
-        finished = folder / GAMES_FILE
-        if finished.exists():
-            source = pq.ParquetFile(finished)
-            for group in range(source.num_row_groups):
-                writer.write(source.read_row_group(group))
-            source.close()
+        writer._open()
+        sources = [
+            pq.ParquetFile(folder / name)
+            for name in (GAMES_FILE, MATCHES_FILE)
+            if (folder / name).exists()
+        ]
+        if sources:
+            games, matches = sources[0], sources[1] if len(sources) > 1 else None
+            # A chunk's games and matches are one row group each, written together.
+            for group in range(games.num_row_groups):
+                writer.write(
+                    games.read_row_group(group),
+                    matches.read_row_group(group) if matches is not None else None,
+                )
+            for source in sources:
+                source.close()
         return writer, meta
 
     def _remove_old_run(self) -> None:
-        for name in (GAMES_FILE, META_FILE, *REPORT_FILES):
+        for name in (GAMES_FILE, MATCHES_FILE, META_FILE, *REPORT_FILES):
             old = self.folder / name
             if old.is_dir():
                 shutil.rmtree(old)
             elif old.exists():
                 old.unlink()
 
-    def write(self, table: pa.Table) -> None:
-        """Append one chunk of records (a row group)."""
+    def write(self, table: pa.Table, matches: pa.Table | None = None) -> None:
+        """Append one chunk of records (a row group), and in match play its matches."""
+        if matches is not None:
+            if self.matches_writer is None:
+                self.matches_writer = pq.ParquetWriter(
+                    self.matches_partial, matches.schema, compression="zstd"
+                )
+            self.matches_writer.write_table(matches, row_group_size=max(1, matches.num_rows))
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.partial, table.schema, compression="zstd")
-        self.writer.write_table(table, row_group_size=table.num_rows)
+        self.writer.write_table(table, row_group_size=max(1, table.num_rows))
+        self.rows += table.num_rows
 
     def finish(self, meta: dict) -> int:
         """Close the Parquet file, move it into place and write ``run.json``.
 
         Returns the number of games the file holds (read back from the file, so that it is
-        right even when an interruption came in the middle of a write).
+        right even when an interruption came in the middle of a write). In match play it is
+        the number of matches (``run.json`` then also says ``completed_deals``): ``games``
+        and ``completed_games`` count what a run is asked for.
         """
         completed = 0
         if self.writer is not None:
             self.writer.close()
             completed = pq.ParquetFile(self.partial).metadata.num_rows
+        extra = {}
+        if self.matches_writer is not None:
+            self.matches_writer.close()
+            extra["completed_deals"] = completed
+            completed = pq.ParquetFile(self.matches_partial).metadata.num_rows
+            os.replace(self.matches_partial, self.folder / MATCHES_FILE)
+        if self.writer is not None:
             os.replace(self.partial, self.folder / GAMES_FILE)
-        meta = {**meta, "completed_games": completed, "versions": package_versions()}
+        meta = {**meta, "completed_games": completed, **extra, "versions": package_versions()}
         meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
         write_atomic(self.folder / META_FILE, (json.dumps(meta, indent=2) + "\n").encode())
         return completed
 
     def discard(self) -> None:
         """Close and delete the unfinished Parquet file (after an error)."""
-        if self.writer is not None:
-            self.writer.close()
+        for writer in (self.writer, self.matches_writer):
+            if writer is not None:
+                writer.close()
         self.partial.unlink(missing_ok=True)
+        self.matches_partial.unlink(missing_ok=True)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
 
-from .engine import Request, stream
+from .engine import Chunk, Request, stream
 from .games.beggar.deal import deal_string
 
 MAX_CYCLES_KEPT = 1000
@@ -25,8 +24,9 @@ class Found:
     """(game, cards, cycle_cards, cycle_tricks) of non-terminating deals, in game order."""
     cycle_count: int = 0
 
-    def add(self, table: pa.Table) -> None:
+    def add(self, chunk: Chunk) -> None:
         """Take in one chunk of records."""
+        table = chunk.games
         games = table["game"].to_numpy()
         cards = table["cards"].to_numpy()
         end = table["end"].combine_chunks()

@@ -299,8 +299,8 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
     request = engine.make_request(GAME, players=2, games=10_000, seed=8)
     seen = []
 
-    def consume(table):
-        seen.append(table.num_rows)
+    def consume(chunk):
+        seen.append(chunk.games.num_rows)
         if len(seen) == 3:
             raise KeyboardInterrupt
 
@@ -379,7 +379,7 @@ def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, 
 
 
 def test_an_error_leaves_no_partial_file(tmp_path):
-    def consume(table):
+    def consume(chunk):
         raise RuntimeError("disk full")
 
     out = tmp_path / "run"
@@ -402,8 +402,8 @@ def test_resume_completes_an_interrupted_run(tmp_path):
     out = tmp_path / "run"
     request = engine.make_request(GAME, players=3, games=10_000, seed=21)
 
-    def consume(table):
-        if table["game"][0].as_py() == 4_000:
+    def consume(chunk):
+        if chunk.games["game"][0].as_py() == 4_000:
             raise KeyboardInterrupt
 
     with pytest.raises(engine.RunInterrupted):

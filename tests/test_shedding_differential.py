@@ -207,6 +207,7 @@ def kernel_records(columns) -> list[reference.SheddingRecord]:
             wilds=rows["wilds"][i],
             reshuffles=rows["reshuffles"][i],
             finish_rank=rows["finish_rank"][i],
+            first_seat=rows["first_seat"][i],
             **{key: tuple(rows[key][i]) for key in seats},
         )
         for i in range(len(rows["winner"]))
@@ -227,7 +228,7 @@ def test_kernel_matches_reference(config, fast_reference):
     first = 1_000 * CONFIGS.index(config)
     columns = play_random(rules, players, strategies, SEED, first, GAMES, forget)
     assert {key: (column.dtype, column.shape) for key, column in columns.items()} == {
-        **{key: (np.int8, (GAMES,)) for key in ("winner", "end", "finish_rank")},
+        **{key: (np.int8, (GAMES,)) for key in ("winner", "end", "finish_rank", "first_seat")},
         **{
             key: (np.int32, (GAMES,))
             for key in ("turns", "plays", "draws", "passes", "wilds", "reshuffles")

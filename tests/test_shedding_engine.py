@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -15,12 +16,14 @@ from simulate.games.shedding.rules import preset
 @pytest.mark.parametrize("name", ["pis-yedili", "crazy-eights", "openspiel"])
 def test_run_records_equal_the_reference_across_chunks(name):
     strategies = ["first", "uniform", "random"]
+    single = {"match_deals": None}  # pis-yedili's preset plays 4-deal matches
     frame = simulate.run(
-        name, players=3, games=90, seed=12, strategies=strategies[:2], chunk_size=40
+        name, players=3, games=90, seed=12, strategies=strategies[:2], chunk_size=40, rules=single
     )
     assert frame["game"].tolist() == list(range(90))
+    assert "match" not in frame.columns
     assert frame["strategy_2"].unique().tolist() == ["random"]
-    rules = preset(name)
+    rules = preset(name).with_overrides(single)
     for row in frame.itertuples():
         expected = reference.play(rules, 3, strategies, 12, row.game)
         assert (row.winner, row.end, row.turns, row.plays, row.draws, row.passes) == (
@@ -32,7 +35,80 @@ def test_run_records_equal_the_reference_across_chunks(name):
             expected.passes,
         )
         assert (row.score_0, row.score_1, row.score_2) == expected.score
+        assert row.first_seat == expected.first_seat
     assert frame.attrs["strategies"] == strategies
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "players"),
+    [
+        ("pis-yedili", {}, 4),  # the preset: 4-deal matches, penalty scoring
+        ("crazy-eights", {"target_score": 60}, 3),  # winner collects: highest total wins
+        ("openspiel", {"target_score": 40}, 2),  # minus hand: the size of a total counts
+    ],
+)
+def test_match_runs_equal_the_reference(tmp_path, name, overrides, players):
+    """Match play in bulk: one record per deal tagged with match and deal, then one row per
+    match in matches.parquet, equal to reference.play_match across chunks."""
+    strategies = ["first", "uniform", "random", "random"][:players]
+    out = tmp_path / "run"
+    frame = simulate.run(
+        name, players, 30, 5, rules=overrides, strategies=strategies, out=out, chunk_size=40
+    )
+    matches = pd.read_parquet(out / "matches.parquet")
+    meta = json.loads((out / "run.json").read_text())
+    assert (meta["unit"], meta["completed_games"], meta["completed_deals"]) == (
+        "match",
+        30,
+        len(frame),
+    )
+    assert frame["game"].tolist() == list(range(len(frame)))
+    assert matches["match"].tolist() == list(range(30))
+    rules = preset(name).with_overrides(overrides)
+    rows = frame.groupby("match")
+    for m in range(30):
+        expected = reference.play_match(rules, players, strategies, 5, m)
+        deals = rows.get_group(m)
+        assert deals["deal"].tolist() == list(range(len(expected.deals)))
+        assert matches["deals"][m] == len(expected.deals)
+        for row, record in zip(deals.itertuples(), expected.deals, strict=True):
+            assert (row.winner, row.end, row.turns, row.draws, row.first_seat) == (
+                record.winner,
+                record.end,
+                record.turns,
+                record.draws,
+                record.first_seat,
+            )
+            assert tuple(getattr(row, f"score_{i}") for i in range(players)) == record.score
+        totals = tuple(int(matches[f"total_{i}"][m]) for i in range(players))
+        assert totals == expected.totals
+        shares = [matches[f"share_{i}"][m] for i in range(players)]
+        assert shares == pytest.approx(expected.share)
+    assert matches[[f"share_{i}" for i in range(players)]].sum(axis=1).tolist() == (
+        pytest.approx([1.0] * 30)
+    )
+
+
+def test_an_interrupted_match_run_resumes_to_the_same_records(tmp_path):
+    from simulate import engine
+    from simulate.results import RunWriter
+
+    out = tmp_path / "run"
+    request = engine.make_request("pis-yedili", 3, 900, 17, rules={"target_score": 80})
+
+    def consume(chunk):
+        if chunk.matches["match"][0].as_py() == 200:
+            raise KeyboardInterrupt
+
+    with pytest.raises(engine.RunInterrupted):
+        engine.stream(request, RunWriter(out), consume, chunk_size=400)
+    writer, meta = RunWriter.resume(out)
+    assert meta["completed_games"] == 300 and meta["status"] == "interrupted"
+    engine.stream(engine.request_from_meta(meta), writer, chunk_size=1200, start=300)
+    full = tmp_path / "full"
+    simulate.run("pis-yedili", 3, 900, 17, rules={"target_score": 80}, out=full)
+    for name in ("games.parquet", "matches.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(out / name), pd.read_parquet(full / name))
 
 
 def test_rule_overrides_reach_the_kernel():

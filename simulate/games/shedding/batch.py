@@ -11,6 +11,7 @@ from .kernel import (
     O_DRAWS,
     O_END,
     O_FINISH,
+    O_FIRST,
     O_PASSES,
     O_PLAYS,
     O_RESHUFFLES,
@@ -19,6 +20,7 @@ from .kernel import (
     O_WINNER,
     STATS,
     STRATEGY_CODES,
+    play_matches,
     play_random_games,
 )
 from .rules import SheddingRules
@@ -57,13 +59,10 @@ def play_random(
     each exactly as :func:`.reference.play` does.
 
     Returns columns: ``winner``, ``end`` (index into ``reference.END_REASONS``),
-    ``finish_rank`` int8[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
+    ``finish_rank``, ``first_seat`` int8[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
     ``reshuffles`` int32[count]; ``cards_left``, ``points``, ``score`` int32[count, players].
     """
-    rules.check_players(players)
-    decks = rules.decks_for(players)
-    if decks > MAX_DECKS:
-        raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
+    decks = _checked_decks(rules, players)
     key0, key1 = seed_key(seed)
     stats = np.zeros((count, STATS), np.int64)
     seats = np.zeros((count, 3, players), np.int64)
@@ -80,6 +79,89 @@ def play_random(
         stats,
         seats,
     )
+    return _columns(stats, seats)
+
+
+MAX_DEALS = 1000
+"""Deals after which a match stops even if no seat reached ``target_score`` (as the
+reference's ``play_match``)."""
+
+
+def play_match_batch(
+    rules: SheddingRules,
+    players: int,
+    strategies: list[str],
+    seed: int,
+    first_match: int,
+    count: int,
+    forget: list[float] | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Play matches ``first_match .. first_match+count-1`` of the run with this seed, each
+    exactly as :func:`.reference.play_match` does.
+
+    Returns ``(deals, matches)``: ``deals`` holds one row per deal, in match order, with the
+    columns of :func:`play_random` plus ``match`` and ``deal`` int64[R]; ``matches`` holds
+    ``match``, ``deals`` int64[count], ``totals`` int64[count, players] (sums of deal
+    scores) and ``share`` float64[count, players] (1 for the match winner, 1/m for each of m
+    tied winners).
+    """
+    if rules.match_deals is None and rules.target_score is None:
+        raise CardsimError("a match needs match_deals or target_score")
+    decks = _checked_decks(rules, players)
+    key0, key1 = seed_key(seed)
+    fixed = rules.target_score is None
+    args = (
+        key0,
+        key1,
+        first_match,
+        players,
+        decks,
+        rules.hand_size_for(players),
+        rules.to_vector(),
+        strategy_codes(strategies, players),
+        forget_thresholds(forget, players),
+        rules.match_deals or 0,
+        rules.target_score or 0,
+        MAX_DEALS,
+    )
+    totals = np.zeros((count, players), np.int64)
+    played = np.zeros(count, np.int64)
+    if fixed:
+        played[:] = rules.match_deals
+    else:  # a first pass counts each match's deals
+        empty_stats = np.zeros((0, STATS), np.int64)
+        empty_seats = np.zeros((0, 3, players), np.int64)
+        play_matches(*args, played, False, empty_stats, empty_seats, totals, played)
+    offsets = np.zeros(count + 1, np.int64)
+    np.cumsum(played, out=offsets[1:])
+    stats = np.zeros((offsets[-1], STATS), np.int64)
+    seats = np.zeros((offsets[-1], 3, players), np.int64)
+    play_matches(*args, offsets, True, stats, seats, totals, played)
+    columns = _columns(stats, seats)
+    columns["match"] = np.repeat(np.arange(first_match, first_match + count), played)
+    columns["deal"] = np.arange(offsets[-1]) - np.repeat(offsets[:-1], played)
+    best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
+    winners = totals == best[:, None]
+    share = winners / winners.sum(axis=1, keepdims=True)
+    matches = {
+        "match": np.arange(first_match, first_match + count, dtype=np.int64),
+        "deals": played,
+        "totals": totals,
+        "share": share,
+    }
+    return columns, matches
+
+
+def _checked_decks(rules: SheddingRules, players: int) -> int:
+    rules.check_players(players)
+    decks = rules.decks_for(players)
+    if decks > MAX_DECKS:
+        raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
+    return decks
+
+
+def _columns(stats: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:
+    """The kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] as named columns."""
     return {
         "winner": stats[:, O_WINNER].astype(np.int8),
         "end": stats[:, O_END].astype(np.int8),
@@ -90,6 +172,7 @@ def play_random(
         "wilds": stats[:, O_WILDS].astype(np.int32),
         "reshuffles": stats[:, O_RESHUFFLES].astype(np.int32),
         "finish_rank": stats[:, O_FINISH].astype(np.int8),
+        "first_seat": stats[:, O_FIRST].astype(np.int8),
         "cards_left": seats[:, 0, :].astype(np.int32),
         "points": seats[:, 1, :].astype(np.int32),
         "score": seats[:, 2, :].astype(np.int32),

@@ -134,6 +134,7 @@ S_FINISH = 19
 S_WILD_MASK = 20
 S_DRAW_MASK = 21
 S_ONE_DECK = 22  # 1 when every identity has one copy (no counting needed)
+S_FIRST = 23  # the seat that takes the first turn
 S_HELD = 24
 S_LEN = S_HELD + MAX_PLAYERS
 S_BARRED = S_LEN + MAX_PLAYERS
@@ -150,8 +151,10 @@ G_RULES = G_PILE + MAX_CARDS
 G_SIZE = G_RULES + RULE_VECTOR_SIZE
 
 # Output columns of ``stats``.
-O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH = range(9)
-STATS = 9
+(O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH, O_FIRST) = (
+    range(10)
+)
+STATS = 10
 
 SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], np.int64)
 RANK_MASK = np.array([sum(1 << (13 * s + r) for s in range(4)) for r in range(13)], np.int64)
@@ -658,10 +661,10 @@ def _turn_starter(g, stream):
 
 
 @njit(cache=True, _nrt=False)
-def _deal(g, stream, n, decks, hand_size):
-    first = 0
-    if g[G_RULES + R_FIRST_SEAT] == FIRST_RANDOM:
-        first = (bounded(stream, n) + 1) % n
+def _deal(g, stream, n, decks, hand_size, first):
+    """Deal from the stream; ``first`` is the first seat, or -1 to take it from the rules."""
+    if first < 0:
+        first = (bounded(stream, n) + 1) % n if g[G_RULES + R_FIRST_SEAT] == FIRST_RANDOM else 0
     total = DECK * decks
     g[S_ONE_DECK] = decks == 1
     for i in range(total):
@@ -721,6 +724,7 @@ def _record(g, stats, seats, row):
     stats[row, O_WILDS] = g[S_WILDS]
     stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
     stats[row, O_FINISH] = g[S_FINISH]
+    stats[row, O_FIRST] = g[S_FIRST]
     winner = g[S_WINNER]
     scoring = g[G_RULES + R_SCORING]
     sign = -1 if scoring == SCORE_MINUS else 1
@@ -751,14 +755,31 @@ def _load_rules(g, rules):
 
 @njit(cache=True, _nrt=False)
 def play_game(
-    g, stream, key0, key1, game, n, decks, hand_size, strategies, forget, stats, seats, row
+    g,
+    stream,
+    key0,
+    key1,
+    game,
+    stream_id,
+    first,
+    n,
+    decks,
+    hand_size,
+    strategies,
+    forget,
+    stats,
+    seats,
+    row,
 ):
-    """Deal game ``game`` of the run and play it to its end; write row ``row``.
+    """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
-    ``g`` is the game's scratch (``G_SIZE``), the rule vector already at ``G_RULES``."""
-    stream_init(stream, key0, key1, game, 0)
+    ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
+    passes ``k % n``). ``g`` is the game's scratch (``G_SIZE``), the rule vector already at
+    ``G_RULES``."""
+    stream_init(stream, key0, key1, game, stream_id)
     _setup(g, n, strategies, forget)
-    seat = _deal(g, stream, n, decks, hand_size)
+    seat = _deal(g, stream, n, decks, hand_size, first)
+    g[S_FIRST] = seat
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream)
     max_turns = g[G_RULES + R_MAX_TURNS]
@@ -796,6 +817,8 @@ def play_random_games(
                 key0,
                 key1,
                 first_game + i,
+                0,
+                -1,
                 n,
                 decks,
                 hand_size,
@@ -805,3 +828,76 @@ def play_random_games(
                 seats,
                 i,
             )
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def play_matches(
+    key0,
+    key1,
+    first_match,
+    n,
+    decks,
+    hand_size,
+    rules,
+    strategies,
+    forget,
+    match_deals,
+    target,
+    max_deals,
+    offsets,
+    write,
+    stats,
+    seats,
+    totals,
+    deals,
+):
+    """Play matches ``first_match .. first_match + len(deals) - 1`` of a run.
+
+    Deal k of match m is dealt from the stream ``(seed, m, k)`` with seat ``k % n`` first.
+    A match ends after ``match_deals`` deals (0: no limit) or once a seat's total (its
+    size) reaches ``target`` (0: no target), and after ``max_deals`` deals at most.
+    Outputs: ``totals`` int64[M, n] (each seat's sum of deal scores), ``deals`` int64[M].
+    With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of ``stats``
+    int64[R, STATS] and ``seats`` int64[R, 3, n] (as in :func:`play_random_games`);
+    without it nothing is recorded (a first pass that counts the deals).
+    """
+    count = deals.shape[0]
+    for i in prange(count):
+        g = np.empty(G_SIZE, np.int64)
+        stream = np.empty(RNG_STATE_SIZE, np.int64)
+        scratch_stats = np.empty((1, STATS), np.int64)
+        scratch_seats = np.empty((1, 3, n), np.int64)
+        _load_rules(g, rules)
+        for seat in range(n):
+            totals[i, seat] = 0
+        k = 0
+        while k < max_deals:
+            row_stats, row_seats, row = scratch_stats, scratch_seats, 0
+            if write:
+                row_stats, row_seats, row = stats, seats, offsets[i] + k
+            play_game(
+                g,
+                stream,
+                key0,
+                key1,
+                first_match + i,
+                k,
+                k % n,
+                n,
+                decks,
+                hand_size,
+                strategies,
+                forget,
+                row_stats,
+                row_seats,
+                row,
+            )
+            k += 1
+            reached = False
+            for seat in range(n):
+                totals[i, seat] += row_seats[row, 2, seat]
+                if abs(totals[i, seat]) >= target > 0:
+                    reached = True
+            if k == match_deals or reached:
+                break
+        deals[i] = k

@@ -24,9 +24,26 @@ COLUMNS = {
     "wilds": ("int32", "suits named"),
     "reshuffles": ("int32", "times the pile was shuffled into a new stock"),
     "finish_rank": ("dictionary<string>", "rank of the winner's last card, null when none"),
+    "first_seat": (
+        "int8",
+        "seat that took the first turn (drawn when first_seat=random; deal k of a match: k mod n)",
+    ),
     "cards_left_<i>": ("int16", "cards in seat i's hand at the end"),
     "points_<i>": ("int32", "penalty points in seat i's hand at the end (card_points)"),
     "score_<i>": ("int32", "seat i's score for the game (scoring, finishing multiplier)"),
+    "strategy_<i>": ("dictionary<string>", "seat i's strategy"),
+    "match": ("int64", "match play only: the match (its deal k's stream is (seed, match, k))"),
+    "deal": ("int64", "match play only: the deal's number within its match, from 0"),
+}
+
+MATCH_COLUMNS = {
+    "match": ("int64", "index of the match in the run"),
+    "deals": ("int64", "deals played in the match"),
+    "total_<i>": ("int64", "seat i's match total: the sum of its deal scores"),
+    "share_<i>": (
+        "float64",
+        "seat i's share of the match win: 1 for the best total, 1/m each for m tied seats",
+    ),
     "strategy_<i>": ("dictionary<string>", "seat i's strategy"),
 }
 
@@ -38,8 +55,10 @@ def to_table(first_game: int, columns: dict[str, np.ndarray], strategies: list[s
     """Arrow table of one chunk of records from raw columns.
 
     ``columns``: ``winner``, ``end`` (codes into END_REASONS), ``finish_rank`` (rank index,
-    -1 for none) int[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
-    ``reshuffles`` int[count]; ``cards_left``, ``points``, ``score`` int[count, players].
+    -1 for none), ``first_seat`` int[count]; ``turns``, ``plays``, ``draws``, ``passes``,
+    ``wilds``, ``reshuffles`` int[count]; ``cards_left``, ``points``, ``score``
+    int[count, players]; in match play also ``match`` and ``deal`` int[count] (they come
+    last). ``game`` numbers the rows from ``first_game``.
     """
     count = len(columns["winner"])
     finish = np.asarray(columns["finish_rank"], np.int8)
@@ -55,15 +74,42 @@ def to_table(first_game: int, columns: dict[str, np.ndarray], strategies: list[s
     data["finish_rank"] = pa.DictionaryArray.from_arrays(
         pa.array(finish, mask=finish < 0), _RANK_DICTIONARY
     )
+    data["first_seat"] = pa.array(np.asarray(columns["first_seat"], np.int8))
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
             data[f"{name}_{seat}"] = pa.array(np.asarray(columns[name][:, seat], dtype))
+    data.update(_strategy_columns(strategies, count))
+    for name in ("match", "deal"):
+        if name in columns:
+            data[name] = pa.array(np.asarray(columns[name], np.int64))
+    return pa.table(data)
+
+
+def matches_table(matches: dict[str, np.ndarray], strategies: list[str]) -> pa.Table:
+    """Arrow table of one chunk of matches (``MATCH_COLUMNS``) from
+    :func:`.batch.play_match_batch`'s ``match``, ``deals`` int[M], ``totals`` int[M, n] and
+    ``share`` float[M, n]."""
+    count = len(matches["match"])
+    data = {
+        "match": pa.array(np.asarray(matches["match"], np.int64)),
+        "deals": pa.array(np.asarray(matches["deals"], np.int64)),
+    }
+    for seat in range(len(strategies)):
+        data[f"total_{seat}"] = pa.array(np.asarray(matches["totals"][:, seat], np.int64))
+    for seat in range(len(strategies)):
+        data[f"share_{seat}"] = pa.array(np.asarray(matches["share"][:, seat], np.float64))
+    data.update(_strategy_columns(strategies, count))
+    return pa.table(data)
+
+
+def _strategy_columns(strategies: list[str], count: int) -> dict[str, pa.Array]:
     names = sorted(set(strategies))
-    for seat, strategy in enumerate(strategies):
-        data[f"strategy_{seat}"] = pa.DictionaryArray.from_arrays(
+    return {
+        f"strategy_{seat}": pa.DictionaryArray.from_arrays(
             pa.array(np.full(count, names.index(strategy), np.int8)), pa.array(names)
         )
-    return pa.table(data)
+        for seat, strategy in enumerate(strategies)
+    }
 
 
 def reference_columns(records) -> dict[str, np.ndarray]:
@@ -72,6 +118,7 @@ def reference_columns(records) -> dict[str, np.ndarray]:
         "winner": np.array([r.winner for r in records], np.int8),
         "end": np.array([END_REASONS.index(r.end) for r in records], np.int8),
         "finish_rank": np.array([r.finish_rank for r in records], np.int8),
+        "first_seat": np.array([r.first_seat for r in records], np.int8),
         **{
             name: np.array([getattr(r, name) for r in records], np.int32)
             for name in ("turns", "plays", "draws", "passes", "wilds", "reshuffles")

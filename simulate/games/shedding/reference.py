@@ -95,6 +95,9 @@ class SheddingRecord:
     reshuffles: int
     finish_rank: int
     """Rank index of the card the winner went out with, -1 when no seat went out."""
+    first_seat: int
+    """The seat that took the first turn (drawn when ``first_seat = random``; deal k of a
+    match: seat k mod n)."""
     cards_left: tuple[int, ...]
     points: tuple[int, ...]
     """Penalty points in each hand (``rules.points``), no multiplier."""
@@ -772,6 +775,7 @@ class Game:
             wilds=self.wilds,
             reshuffles=self.reshuffles,
             finish_rank=over.finish_rank,
+            first_seat=self.first_seat,
             cards_left=tuple(len(hand) for hand in self.hands),
             points=points,
             score=self.scores(over, points),

@@ -282,6 +282,11 @@ class SheddingRules:
                     ]
                 )
                 raise CardsimError(f"unknown rule '{key}'; known rules: {', '.join(known)}")
+        # A match is played to a number of deals or to a target, not both: setting one
+        # replaces the preset's other (giving both is still refused).
+        for one, other in (("match_deals", "target_score"), ("target_score", "match_deals")):
+            if changes.get(one) is not None and other not in changes:
+                changes[other] = None
         return replace(self, **changes)
 
     def to_vector(self) -> np.ndarray:
