@@ -4,6 +4,7 @@ game, over a grid of rule variants that together takes every value of every knob
 import numba
 import numpy as np
 import pytest
+from shedding_helpers import kernel_records
 
 from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
@@ -190,28 +191,6 @@ CONFIGS = [
     ),
     ("openspiel-special", "openspiel", {"special": True}, 4, _mixed(4, 0), None),
 ]
-
-
-def kernel_records(columns) -> list[reference.SheddingRecord]:
-    """The kernel's columns as reference records."""
-    seats = ("cards_left", "points", "score")
-    rows = {key: value.tolist() for key, value in columns.items()}
-    return [
-        reference.SheddingRecord(
-            winner=rows["winner"][i],
-            end=reference.END_REASONS[rows["end"][i]],
-            turns=rows["turns"][i],
-            plays=rows["plays"][i],
-            draws=rows["draws"][i],
-            passes=rows["passes"][i],
-            wilds=rows["wilds"][i],
-            reshuffles=rows["reshuffles"][i],
-            finish_rank=rows["finish_rank"][i],
-            first_seat=rows["first_seat"][i],
-            **{key: tuple(rows[key][i]) for key in seats},
-        )
-        for i in range(len(rows["winner"]))
-    ]
 
 
 @pytest.fixture
