@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from ...cards import DECK_SIZE, RANKS, SUIT_NAMES, SUITS
 from ...errors import CardsimError
 from ...rng import Stream
+from . import strategies as strategy_specs
 from .rules import RankEffects, SheddingRules
 
 END_REASONS = ("out", "stock_out", "blocked", "play_cap", "turn_cap")
-STRATEGIES = ("random", "uniform", "first")
+STRATEGIES = strategy_specs.NAMES
 CLUBS = 0
 DRAW, PASS = "draw", "pass"
 NO_EFFECTS = RankEffects()
@@ -115,8 +116,8 @@ class Strategy:
     card just drawn under ``draw_one_may_play`` is played; ``name_suit`` picks among ``suits``.
     """
 
-    def __init__(self, stream: Stream):
-        self.stream = stream
+    def __init__(self, stream: Stream, game: Game, seat: int, spec: strategy_specs.StrategySpec):
+        self.stream, self.game, self.seat, self.spec = stream, game, seat, spec
 
     def pick(self, k: int) -> int:
         """A uniform index among ``k`` options; one option costs no random draw."""
@@ -168,6 +169,49 @@ class FirstStrategy(Strategy):
         return suits[0]
 
 
+class WeightedStrategy(Strategy):
+    """``weighted`` (and ``greedy``, ``hold-wilds``, ``attack``, its points): the legal card
+    of best score (the first such in card order); draws or passes only when it holds no
+    legal card; plays a drawn card it may play; names the allowed suit it holds most of.
+    Draws nothing from the stream."""
+
+    def choose(self, legal: list[int], may_draw: bool, may_pass: bool):
+        if not legal:
+            return _forced(may_draw, may_pass)
+        weights = self.spec.int_weights()
+        return max(legal, key=lambda card: _dot(weights, self.features(card)))
+
+    def features(self, card: int) -> tuple[int, ...]:
+        """The card's ``strategies.FEATURES``, in order."""
+        game, hand = self.game, self.game.hands[self.seat]
+        effects = game.effects(card)
+        draws = effects.draw + effects.all_draw
+        hurts = draws > 0 or effects.skip or effects.reverse
+        short = len(game.hands[game.next_seat(self.seat)]) <= strategy_specs.ATTACK_THRESHOLD
+        again = effects.again or effects.all_draw > 0
+        return (
+            game.rules.points(rank_of(card)),
+            int(effects.wild),
+            int(hurts or again),
+            draws,
+            int(hurts and short),
+            int(again),
+            sum(suit_of(other) == suit_of(card) for other in hand) - 1,
+            sum(rank_of(other) == rank_of(card) for other in hand) - 1,
+        )
+
+    def play_drawn(self, card: int) -> bool:
+        return True
+
+    def name_suit(self, suits: list[int]) -> int:
+        held = Counter(suit_of(card) for card in self.game.hands[self.seat])
+        return max(suits, key=lambda suit: held[suit])  # the first of equals
+
+
+def _dot(weights: tuple[int, ...], features: tuple[int, ...]) -> int:
+    return sum(w * f for w, f in zip(weights, features, strict=True))
+
+
 def _forced(may_draw: bool, may_pass: bool):
     """With no legal card at most one of drawing and passing is open (see the turn rules)."""
     assert may_draw != may_pass, "a seat with no legal card must have exactly one way on"
@@ -177,12 +221,10 @@ def _forced(may_draw: bool, may_pass: bool):
 STRATEGY_CLASSES = {"random": RandomStrategy, "uniform": UniformStrategy, "first": FirstStrategy}
 
 
-def make_strategy(strategy: str, stream: Stream) -> Strategy:
-    if strategy not in STRATEGY_CLASSES:
-        raise CardsimError(
-            f"unknown strategy '{strategy}' for the reference; known: {', '.join(STRATEGIES)}"
-        )
-    return STRATEGY_CLASSES[strategy](stream)
+def make_strategy(spec: strategy_specs.StrategySpec, stream: Stream, game: Game, seat: int):
+    """The strategy object that decides for ``seat``."""
+    cls = WeightedStrategy if spec.weighted else STRATEGY_CLASSES[spec.name]
+    return cls(stream, game, seat, spec)
 
 
 # --- dealing -------------------------------------------------------------------------------
@@ -364,8 +406,12 @@ class Game:
         self.direction = 1
         self.first_seat = first_seat
         self.stream = stream
-        self.strategies = [make_strategy(strategy, stream) for strategy in strategies]
-        self.forget = list(forget) if forget is not None else [0.0] * self.n
+        specs = [strategy_specs.parse(strategy) for strategy in strategies]
+        self.strategies = [
+            make_strategy(spec, stream, self, seat) for seat, spec in enumerate(specs)
+        ]
+        # ``forget`` given here wins over the strategies' own ``forget=p``.
+        self.forget = list(forget) if forget is not None else [spec.forget for spec in specs]
         self.trace = trace
         self.all_cards = Counter(self.every_card())
         # Opening turns still to come (lead_club: the first seat's; all_lead_club: a round).

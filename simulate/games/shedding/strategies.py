@@ -1,0 +1,146 @@
+"""Strategies of the shedding games: names, parameters and the ``weighted`` feature space.
+
+A seat's strategy is written ``NAME[:PARAM=VALUE,...]``: ``random``, ``greedy:forget=0.1``,
+``weighted:points=1,wild=-0.5,suit_left=0.2``. :func:`parse` turns it into a
+:class:`StrategySpec`. Numba-free: the reference plays the specs directly; the kernel gets
+them as numbers (a strategy code, a forget threshold and integer weights per seat).
+
+``greedy``, ``hold-wilds`` and ``attack`` are points of the ``weighted`` space (RULES.md:
+"the built-in heuristics are points in this space"); every ``weighted`` strategy plays the
+legal card of best score, ties going to the first card in the fixed order (suits C, D, H, S;
+ranks A..K), draws only when it holds no legal card, always plays a drawn card it may play,
+and names the allowed suit it holds most cards of (ties: suit order). Weights are rounded to
+multiples of 1/1024 (``WEIGHT_SCALE``) so that scores are exact integers, the same in the
+reference and the kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import CardsimError
+
+FEATURES = {
+    "points": "the card's penalty points (card_points)",
+    "wild": "1 for a wild card",
+    "action": "1 for a card with an effect besides wild: skip, reverse, draw, again, all_draw",
+    "draw": "cards it makes other seats draw (its draw:N, or all_draw:N)",
+    "attack": "1 for a draw, skip or reverse card when the next seat holds 2 cards or fewer",
+    "again": "1 for a card that makes its seat play again (again, all_draw)",
+    "suit_left": "cards of its suit left in the hand once it is played",
+    "rank_left": "cards of its rank left in the hand once it is played",
+}
+"""The ``weighted`` features of a legal card, in the order of the weight vector. Each is a
+whole number; a card's score is the sum of weight x feature, and the best score is played.
+The next seat's hand size enters through ``attack``."""
+
+FEATURE_NAMES = tuple(FEATURES)
+WEIGHT_SCALE = 1024
+"""Weights are stored as ``round(w * WEIGHT_SCALE)``."""
+MAX_WEIGHT = 1e6
+ATTACK_THRESHOLD = 2
+"""``attack``: the next seat holds at most this many cards."""
+
+BUILT_IN_WEIGHTS = {
+    # The most points first; among equal points a non-wild (points are whole numbers, so a
+    # half point only breaks ties).
+    "greedy": {"points": 1.0, "wild": -0.5},
+    # A wild only when nothing else is legal (card_points are at most 10,000).
+    "hold-wilds": {"points": 1.0, "wild": -100_000.0},
+    # A draw, skip or reverse card when the next seat is close to going out.
+    "attack": {"points": 1.0, "wild": -0.5, "attack": 1_000_000.0},
+}
+"""The heuristics of RULES.md as points of the ``weighted`` space."""
+
+RANDOMISED = ("random", "uniform")
+DETERMINISTIC = ("first", *BUILT_IN_WEIGHTS, "weighted")
+NAMES = (*RANDOMISED, *DETERMINISTIC)
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """One seat's strategy: its name, last-card forget chance and ``weighted`` weights."""
+
+    name: str
+    forget: float = 0.0
+    weights: tuple[float, ...] = ()
+    """Per feature (``FEATURE_NAMES``); empty for strategies that score no cards."""
+
+    @property
+    def weighted(self) -> bool:
+        return bool(self.weights)
+
+    def int_weights(self) -> tuple[int, ...]:
+        """The weights as the kernel and the reference score with them."""
+        return tuple(round(w * WEIGHT_SCALE) for w in self.weights)
+
+    def __str__(self) -> str:
+        params = []
+        if self.name == "weighted":
+            params += [
+                f"{feature}={_number(w)}"
+                for feature, w in zip(FEATURE_NAMES, self.weights, strict=True)
+                if w
+            ]
+        if self.forget:
+            params.append(f"forget={_number(self.forget)}")
+        return self.name + (":" + ",".join(params) if params else "")
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def parse(text: str) -> StrategySpec:
+    """``"greedy:forget=0.1"`` -> ``StrategySpec``; a CardsimError names what is wrong."""
+    if isinstance(text, StrategySpec):
+        return text
+    if not isinstance(text, str):
+        raise CardsimError(f"a strategy is a name such as 'greedy', got {text!r}")
+    name, _, rest = text.strip().partition(":")
+    name = name.strip()
+    if name not in NAMES:
+        raise CardsimError(f"unknown strategy '{name}'; strategies: {', '.join(NAMES)}")
+    forget = 0.0
+    weights = dict(BUILT_IN_WEIGHTS.get(name, {}))
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep:
+            raise CardsimError(f"strategy '{text}': expected PARAM=VALUE, got '{item}'")
+        number = _as_number(text, key, value)
+        if key == "forget":
+            if not 0 <= number <= 1:
+                raise CardsimError(f"strategy '{text}': forget must be from 0 to 1, got {value}")
+            forget = number
+        elif name == "weighted" and key in FEATURES:
+            if abs(number) > MAX_WEIGHT:
+                raise CardsimError(
+                    f"strategy '{text}': weights must be from -{MAX_WEIGHT:g} to "
+                    f"{MAX_WEIGHT:g}, got {key}={value}"
+                )
+            weights[key] = number
+        else:
+            allowed = "forget" + (", " + ", ".join(FEATURES) if name == "weighted" else "")
+            raise CardsimError(f"strategy '{text}': unknown parameter '{key}'; known: {allowed}")
+    vector = tuple(float(weights.get(f, 0.0)) for f in FEATURE_NAMES) if weights else ()
+    if name == "weighted" and not any(vector):
+        raise CardsimError(
+            f"strategy '{text}' gives no weights; e.g. weighted:points=1,wild=-0.5 "
+            f"(features: {', '.join(FEATURES)})"
+        )
+    return StrategySpec(name, forget, vector)
+
+
+def _as_number(text: str, key: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise CardsimError(f"strategy '{text}': {key} must be a number, got '{value}'") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise CardsimError(f"strategy '{text}': {key} must be a finite number, got '{value}'")
+    return number
+
+
+def describe_features() -> str:
+    """The ``weighted`` features, one per line (for help texts)."""
+    return "\n".join(f"{name}: {meaning}" for name, meaning in FEATURES.items())
