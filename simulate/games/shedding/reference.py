@@ -116,7 +116,14 @@ class Strategy:
     card just drawn under ``draw_one_may_play`` is played; ``name_suit`` picks among ``suits``.
     """
 
-    def __init__(self, stream: Stream, game: Game, seat: int, spec: strategy_specs.StrategySpec):
+    def __init__(
+        self,
+        stream: Stream,
+        game: Game | None = None,
+        seat: int = 0,
+        spec: strategy_specs.StrategySpec | None = None,
+    ):
+        """``game`` and ``seat``: what a strategy may look at (``weighted`` needs them)."""
         self.stream, self.game, self.seat, self.spec = stream, game, seat, spec
 
     def pick(self, k: int) -> int:
