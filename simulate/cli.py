@@ -1,7 +1,9 @@
-"""The ``cardsim`` command line (typer): simulate, play, search, report, rules, replay.
+"""The ``cardsim`` command line (typer): simulate, sweep, compare, play, search, report,
+rules, replay.
 
 Every user mistake ends in one line on stderr naming the bad value and what is allowed,
-and exit code 2; an interrupted run keeps its finished games and exits with code 130.
+and exit code 2 (usage mistakes that typer catches too: see :func:`main`); an interrupted
+run keeps its finished games and exits with code 130.
 """
 
 from __future__ import annotations
@@ -77,13 +79,65 @@ ConfigOpt = Annotated[
 ]
 
 
-def rule_overrides(config: Path | None, rule: list[str] | None) -> dict:
-    """Knob overrides from ``--config FILE.toml`` then ``--rule K=V`` (later ones win)."""
-    from .config import load_overrides
+def rule_overrides(config: Path | None, rule: list[str] | None, game: str | None = None) -> dict:
+    """Knob overrides from ``--config FILE.toml`` then ``--rule K=V`` (later ones win).
 
-    overrides = load_overrides(config) if config is not None else {}
+    With ``game``, the file's knobs are checked against that game's rules first, so that a
+    bad knob or value in the file is reported with the file's name and the line.
+    """
+    overrides = {}
+    if config is not None:
+        from .study import read_rule_file
+
+        rule_file = read_rule_file(config)
+        if game is not None:
+            rule_file.check(base_rules(game))
+        overrides = dict(rule_file.overrides)
     overrides.update(parse_rules(rule))
     return overrides
+
+
+def base_rules(game: str):
+    """The default rules object of a game or preset (unknown names: CardsimError)."""
+    from .games.registry import resolve_game
+
+    info = resolve_game(game)
+    if info.family == "beggar":
+        from .games.beggar.rules import BeggarRules
+
+        return BeggarRules()
+    from .games.shedding.rules import preset
+
+    return preset(info.name)
+
+
+def seat_list(strategy: list[str] | None, seats: str | None) -> list[str] | None:
+    """Seat strategies from repeated ``--strategy`` or one ``--seats a,b,c`` list."""
+    if seats is None:
+        return strategy
+    if strategy:
+        raise CardsimError("give --strategy (repeated) or --seats (a comma list), not both")
+    names = [name.strip() for name in seats.split(",")]
+    if not all(names):
+        raise CardsimError(f"--seats expects strategy names separated by commas, got {seats!r}")
+    return names
+
+
+StrategyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Shedding games: each seat's strategy in seat order (repeatable; others play "
+        "random): random, uniform, first."
+    ),
+]
+SeatsOpt = Annotated[
+    str | None,
+    typer.Option(help="Every seat's strategy at once, in seat order: e.g. first,random,random."),
+]
+ReportOpt = Annotated[
+    bool,
+    typer.Option("--report/--no-report", help="Write the report when the run is complete."),
+]
 
 
 @app.command()
@@ -91,7 +145,9 @@ def rule_overrides(config: Path | None, rule: list[str] | None) -> dict:
 def simulate(
     game: GameArg,
     players: PlayersOpt = None,
-    games: Annotated[int, typer.Option(help="Number of games (deals) to play.")] = 1_000_000,
+    games: Annotated[
+        int | None, typer.Option(help="Number of games (deals) to play [default: 1000000].")
+    ] = None,
     seed: SeedOpt = None,
     out: Annotated[
         Path | None, typer.Option(help="Run folder (default: results/<game>-<timestamp>).")
@@ -99,42 +155,76 @@ def simulate(
     threads: ThreadsOpt = None,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
-    strategy: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Shedding games: each seat's strategy in seat order (repeatable; "
-            "others play random)."
-        ),
-    ] = None,
+    strategy: StrategyOpt = None,
+    seats: SeatsOpt = None,
+    report_: ReportOpt = True,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Complete the interrupted run in --out (its own settings).")
     ] = False,
 ):
-    """Play many games and write DIR/games.parquet (one row per game) and DIR/run.json."""
-    from .engine import RunInterrupted, make_request, request_from_meta, stream
+    """Play many games and write DIR/games.parquet (one row per game), DIR/run.json and
+    (unless --no-report) the report."""
     from .games.registry import resolve_game
-    from .results import RunWriter
 
+    strategies = seat_list(strategy, seats)
     start = 0
     if resume:
+        given = {
+            "--players": players,
+            "--games": games,
+            "--seed": seed,
+            "--rule": rule,
+            "--config": config,
+            "--strategy/--seats": strategies,
+            "--force": force or None,
+        }
+        clash = [name for name, value in given.items() if value]
+        if clash:
+            raise CardsimError(
+                f"--resume completes a run with its own settings; drop {', '.join(clash)}"
+            )
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
+        from .engine import request_from_meta
+        from .results import RunWriter
+
+        info = resolve_game(game)
         writer, meta = RunWriter.resume(out)
         request = request_from_meta(meta, threads)
-        if request.game != resolve_game(game):
+        if request.game != info:
             raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
         start = meta["completed_games"]
     else:
+        # The game, its rules and the player count are checked before the engine (and
+        # numba) is imported: most mistakes are reported in a fifth of a second.
+        rules = base_rules(game).with_overrides(rule_overrides(config, rule, game))
+        if players is not None:
+            from .games.registry import check_players
+
+            check_players(resolve_game(game), players)
+            if hasattr(rules, "check_players"):
+                rules.check_players(players)
+        from .engine import make_request
+        from .results import RunWriter
+
         request = make_request(
-            game, players, games, seed, threads, rule_overrides(config, rule), strategy
+            game, players, 1_000_000 if games is None else games, seed, threads, rules, strategies
         )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
         writer = RunWriter(out, force)
+    run_and_report(request, writer, out, start, report_)
+
+
+def run_and_report(request, writer, out: Path, start: int, report_: bool) -> None:
+    """Stream a run into its folder, then (``report_``) write its report."""
+    from .engine import RunInterrupted, stream
+
+    units = "matches" if request.match_play else "games"
     typer.echo(
-        f"{request.game.title}: {request.games:,} games, {request.players} players, "
+        f"{request.game.title}: {request.games:,} {units}, {request.players} players, "
         f"seed {request.seed}, {request.threads} threads -> {out}",
         err=True,
     )
@@ -147,6 +237,115 @@ def simulate(
         )
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'games.parquet'} and {out / 'run.json'}")
+    if report_:
+        from analysis.report import write_report
+
+        html_path, md_path = write_report(out)
+        typer.echo(f"wrote {html_path} and {md_path}")
+
+
+@app.command()
+@user_errors
+def sweep(
+    study_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="STUDY.toml", help="A study file (see studies/ and the README's Studies)."
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the study (default: results/<study>-<timestamp>)."),
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help="Games per cell, instead of the study's (a quick trial).")
+    ] = None,
+    threads: ThreadsOpt = None,
+    report_: Annotated[
+        bool,
+        typer.Option("--report/--no-report", help="Write the comparison report at the end."),
+    ] = True,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a study.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Complete the study in --out: keep finished cells, resume the rest."),
+    ] = False,
+):
+    """Run every variant x player count of a study (same seed: common random numbers) into
+    OUT/<variant>-<players>p/, then write the comparison report."""
+    from .study import load_study
+    from .sweep import SweepInterrupted, plan_sweep, run_sweep
+
+    study = load_study(study_file)
+    if out is None:
+        if resume:
+            raise CardsimError("--resume needs --out DIR, the folder of the study")
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("results") / f"{study_file.stem}-{stamp}"
+    plan = plan_sweep(study, out, games, threads, force, resume)
+    counts = sorted({cell.players for cell in plan.cells})
+    first = plan.cells[0].request
+    typer.echo(
+        f"{study.title}: {len(study.variants)} variants x {_count(len(counts), 'player count')} "
+        f"({', '.join(map(str, counts))}), {first.games:,} {'matches' if first.match_play else 'games'} each, "
+        f"seed {study.seed} -> {out}",
+        err=True,
+    )
+    try:
+        written = run_sweep(plan, echo=lambda line: typer.echo(line, err=True), compare=report_)
+    except SweepInterrupted as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {_count(len(plan.cells), 'run folder')} in {out}")
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
+@user_errors
+def compare(
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(metavar="DIR...", help="Two or more run folders of the same game."),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the comparison (default: results/compare-<timestamp>)."),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            help="The run the others are compared with, by folder name (default: the first)."
+        ),
+    ] = None,
+    title: Annotated[str | None, typer.Option(help="Title of the report.")] = None,
+):
+    """Compare runs side by side: write the comparison report (HTML and Markdown)."""
+    from .results import read_meta
+    from .sweep import comparison_writer
+
+    if len(run_dirs) < 2:
+        raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
+    names = [folder.name for folder in run_dirs]
+    if len(set(names)) < len(names):
+        names = [str(folder) for folder in run_dirs]
+    if len(set(names)) < len(names):
+        raise CardsimError(f"a folder is given twice: {', '.join(names)}")
+    for folder in run_dirs:
+        read_meta(folder)
+    index = 0
+    if base is not None:
+        matches = [i for i, name in enumerate(names) if base in (name, str(run_dirs[i]))]
+        if not matches:
+            raise CardsimError(f"--base {base!r} is none of the runs; runs: {', '.join(names)}")
+        index = matches[0]
+    write_comparison = comparison_writer()
+    if write_comparison is None:
+        raise CardsimError("this installation has no comparison reports (analysis.compare)")
+    if out is None:
+        out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    for path in write_comparison(run_dirs, out, names=names, base=index, title=title):
+        typer.echo(f"wrote {path}")
 
 
 @app.command()
@@ -168,7 +367,7 @@ def play(
 
     if resolve_game(game).family != "beggar":
         raise CardsimError("play --deal is for beggar-my-neighbour; for a shedding game use replay")
-    rules = BeggarRules().with_overrides(rule_overrides(config, rule))
+    rules = BeggarRules().with_overrides(rule_overrides(config, rule, game))
     hands = parse_deal(deal)
     columns = play_hands([hands], rules)
     result = {
@@ -228,7 +427,7 @@ def search(
 
     if top < 1:
         raise CardsimError(f"--top must be at least 1, got {top}")
-    request = make_request(game, players, games, seed, threads, rule_overrides(config, rule))
+    request = make_request(game, players, games, seed, threads, rule_overrides(config, rule, game))
     if request.game.family != "beggar":
         raise CardsimError(
             "search hunts for long Beggar-My-Neighbour deals; not for shedding games"
@@ -267,7 +466,7 @@ def rules(
     """Print the resolved rules in plain words."""
     from .games.shedding.rules import PRESETS, describe, preset
 
-    overrides = rule_overrides(config, rule)
+    overrides = rule_overrides(config, rule, game)
     if game in PRESETS:
         resolved = preset(game).with_overrides(overrides)
         if players is not None:
@@ -312,7 +511,7 @@ def replay(
 
     if preset_name not in PRESETS:
         raise CardsimError(f"unknown preset '{preset_name}'; presets: {', '.join(PRESETS)}")
-    rules = preset(preset_name).with_overrides(rule_overrides(config, rule))
+    rules = preset(preset_name).with_overrides(rule_overrides(config, rule, preset_name))
     players = DEFAULT_PLAYERS[preset_name] if players is None else players
     rules.check_players(players)
     strategies = list(strategy or [])
@@ -337,5 +536,23 @@ def replay(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Usage mistakes that typer finds itself (a missing argument, ``--games abc``, an unknown
+    option) are printed as one ``error:`` line with exit code 2, like every other mistake.
+    """
+    import sys
+
+    if len(sys.argv) < 2:
+        app()  # the help
+        return
+    usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    try:
+        code = app(standalone_mode=False)
+    except usage_error as exc:
+        message = " ".join(exc.format_message().split())
+        context = getattr(exc, "ctx", None)
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
+        typer.echo(f"error: {message}{hint}", err=True)
+        raise SystemExit(exc.exit_code) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

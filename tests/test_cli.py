@@ -213,7 +213,17 @@ def test_script_malformed_deal(cardsim_exe):
 
 def test_script_simulate_force_and_report(cardsim_exe, tmp_path):
     run_dir = tmp_path / "run"
-    args = ("simulate", "bmn", "--games", "3000", "--seed", "5", "--out", str(run_dir))
+    args = (
+        "simulate",
+        "bmn",
+        "--games",
+        "3000",
+        "--seed",
+        "5",
+        "--out",
+        str(run_dir),
+        "--no-report",
+    )
     first = cli(cardsim_exe, *args)
     assert first.returncode == 0, first.stderr
     assert {p.name for p in run_dir.iterdir()} == {"games.parquet", "run.json"}
@@ -352,7 +362,17 @@ def test_script_ctrl_c_keeps_finished_chunks(cardsim_exe, tmp_path):
 
 def test_script_refused_folder_is_one_error_line(cardsim_exe, tmp_path):
     run_dir = tmp_path / "run"
-    args = ("simulate", "bmn", "--games", "2000", "--seed", "1", "--out", str(run_dir))
+    args = (
+        "simulate",
+        "bmn",
+        "--games",
+        "2000",
+        "--seed",
+        "1",
+        "--out",
+        str(run_dir),
+        "--no-report",
+    )
     assert cli(cardsim_exe, *args).returncode == 0
     again = cli(cardsim_exe, *args)
     assert again.returncode == 2
@@ -398,7 +418,7 @@ def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp
     assert f"--out {run_dir} --resume" in err
     done = json.loads((run_dir / "run.json").read_text())["completed_games"]
     assert 0 < done < games
-    resumed = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume")
+    resumed = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume", "--no-report")
     assert resumed.returncode == 0, resumed.stderr
     meta = json.loads((run_dir / "run.json").read_text())
     assert (meta["status"], meta["completed_games"], meta["seed"]) == ("complete", games, 4)

@@ -1,0 +1,183 @@
+"""Running a study (``cardsim sweep``): one run folder per cell, then the comparisons.
+
+``OUT/`` receives ``study.toml`` (a copy of the study file), one ordinary run folder per
+cell, ``OUT/<variant>-<players>p/``, and the comparison report of the variants: in ``OUT/``
+itself when the study has one player count, else one per count in ``OUT/compare-<N>p/``.
+
+Everything is checked before anything is written (:func:`plan_sweep`). A folder that
+already holds a study is refused unless ``force`` (its cells are overwritten) or ``resume``
+(finished cells are kept, an interrupted one is completed, missing ones are run; a cell
+whose folder holds a run of other settings is refused). Each cell streams through
+:func:`simulate.engine.stream`, so an interruption keeps its finished chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CardsimError
+from .results import RunWriter, holds_run, read_meta, write_atomic
+from .study import Cell, Study, expected_meta
+
+STUDY_COPY = "study.toml"
+RUN, RESUME, SKIP = "run", "resume", "skip"
+
+
+class SweepInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped a cell; finished cells and chunks were kept."""
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A checked sweep: its cells and what to do with each (run, resume or skip)."""
+
+    study: Study
+    out: Path
+    cells: list[Cell]
+    actions: list[str]
+    games: int | None
+    """The ``--games`` override, or None."""
+
+    def cell_folder(self, cell: Cell) -> Path:
+        return self.out / cell.folder_name
+
+    def comparison_folder(self, players: int) -> Path:
+        """Where the comparison at ``players`` goes: OUT, or OUT/compare-<N>p."""
+        counts = sorted({cell.players for cell in self.cells})
+        return self.out if len(counts) == 1 else self.out / f"compare-{players}p"
+
+    def resume_command(self) -> str:
+        trial = f" --games {self.games}" if self.games is not None else ""
+        return f"cardsim sweep {self.study.path} --out {self.out} --resume{trial}"
+
+
+def plan_sweep(
+    study: Study,
+    out: str | Path,
+    games: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    resume: bool = False,
+) -> SweepPlan:
+    """Check the study's cells and the output folder; raise CardsimError, writing nothing."""
+    out = Path(out)
+    if force and resume:
+        raise CardsimError("give --resume (complete the study in --out) or --force, not both")
+    cells = study.cells(games, threads)
+    if out.exists() and not out.is_dir():
+        raise CardsimError(f"--out {out} is a file, not a folder")
+    held = (out / STUDY_COPY).exists() or any(holds_run(out / c.folder_name) for c in cells)
+    if resume and not (out / STUDY_COPY).exists():
+        raise CardsimError(f"{out} holds no study to resume (no {STUDY_COPY}); drop --resume")
+    if held and not (force or resume):
+        raise CardsimError(
+            f"{out} already holds a study; pass --resume to complete it or --force to "
+            "overwrite it, or choose another --out"
+        )
+    actions = [_action(out / cell.folder_name, cell, games) if resume else RUN for cell in cells]
+    return SweepPlan(study, out, cells, actions, games)
+
+
+def _action(folder: Path, cell: Cell, games: int | None) -> str:
+    """What --resume does with one cell's folder: run it, resume it or skip it."""
+    if not holds_run(folder):
+        return RUN
+    meta = read_meta(folder)
+    expected = expected_meta(cell)
+    for key, value in expected.items():
+        if meta.get(key) != value:
+            hint = " (was it run with another --games?)" if key == "games" else ""
+            raise CardsimError(
+                f"{folder} holds a run with {key} {meta.get(key)!r}, not {value!r} as this "
+                f"study asks{hint}; pass --force to overwrite it"
+            )
+    status = meta.get("status")
+    if status == "complete":
+        return SKIP
+    if status == "interrupted":
+        return RESUME
+    raise CardsimError(f"{folder} holds a run with status {status!r}; pass --force to redo it")
+
+
+def run_sweep(
+    plan: SweepPlan,
+    *,
+    progress: bool = True,
+    compare: bool = True,
+    echo: Callable[[str], None] = print,
+    chunk_size: int | None = None,
+) -> list[Path]:
+    """Run every cell of the plan, then (``compare``) write the comparison reports.
+
+    Returns the comparison reports written (HTML and Markdown paths). Raises
+    :class:`SweepInterrupted` when a cell is interrupted (its finished chunks are kept).
+    """
+    from .engine import DEFAULT_CHUNK, RunInterrupted, stream
+
+    plan.out.mkdir(parents=True, exist_ok=True)
+    write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
+    total = len(plan.cells)
+    for number, (cell, action) in enumerate(zip(plan.cells, plan.actions, strict=True), 1):
+        folder = plan.cell_folder(cell)
+        label = f"[{number}/{total}] {cell.variant.name}, {cell.players} players -> {folder}"
+        if action == SKIP:
+            echo(f"{label}: complete, kept")
+            continue
+        start = 0
+        if action == RESUME:
+            writer, meta = RunWriter.resume(folder)
+            start = meta["completed_games"]
+            echo(f"{label}: resuming after {start:,} games")
+        else:
+            writer = RunWriter(folder, force=True)
+            echo(label)
+        try:
+            stream(
+                cell.request,
+                writer,
+                progress=progress,
+                start=start,
+                chunk_size=chunk_size or DEFAULT_CHUNK,
+            )
+        except RunInterrupted as exc:
+            raise SweepInterrupted(
+                f"{exc}; the finished cells are kept; resume with: {plan.resume_command()}"
+            ) from None
+    return write_comparisons(plan, echo) if compare else []
+
+
+def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> list[Path]:
+    """One comparison report per player count (the first variant is the base)."""
+    write_comparison = comparison_writer()
+    if write_comparison is None:
+        echo("comparison report skipped: this installation has no analysis.compare")
+        return []
+    written: list[Path] = []
+    counts = sorted({cell.players for cell in plan.cells})
+    for players in counts:
+        cells = [cell for cell in plan.cells if cell.players == players]
+        title = plan.study.title + (f", {players} players" if len(counts) > 1 else "")
+        folder = plan.comparison_folder(players)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = write_comparison(
+            [plan.cell_folder(cell) for cell in cells],
+            folder,
+            names=[cell.variant.name for cell in cells],
+            base=0,
+            title=title,
+        )
+        written.extend(Path(path) for path in paths)
+    return written
+
+
+def comparison_writer():
+    """``analysis.compare.write_comparison``, or None where that module is missing."""
+    try:
+        from analysis.compare import write_comparison
+    except ModuleNotFoundError as exc:
+        if exc.name != "analysis.compare":
+            raise
+        return None
+    return write_comparison

@@ -1,0 +1,204 @@
+"""Every mistake a user can make, through the installed ``cardsim`` script: one ``error:``
+line on stderr naming the bad value, exit code 2, no traceback, nothing written.
+
+Each case runs in its own empty working folder (outputs are given as relative paths, and
+a command without ``--out`` would write ``results/`` there), which must still be empty
+afterwards. The cases run two at a time, all before the first assertion (a subprocess costs
+about a second of imports).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+GOOD_STUDY = """\
+game = "pis-yedili"
+games = 100
+seed = 1
+[[variant]]
+name = "adding"
+[[variant]]
+name = "doubling"
+rules = { stack_growth = "double" }
+"""
+
+# (id, arguments with {in} for the folder of inputs, words the error line must contain)
+CASES = [
+    ("unknown game", ["simulate", "nosuchgame"], ["'nosuchgame'", "pis-yedili", "bmn"]),
+    ("unknown preset", ["rules", "nosuchpreset"], ["'nosuchpreset'", "crazy-eights"]),
+    ("unknown replay preset", ["replay", "uno", "--seed", "1"], ["'uno'", "openspiel"]),
+    ("unknown knob", ["simulate", "pis-yedili", "--rule", "bogus=1"], ["'bogus'", "stacking"]),
+    (
+        "bad knob value",
+        ["simulate", "pis-yedili", "--rule", "stacking=sometimes"],
+        ["stacking", "'sometimes'", "same_rank"],
+    ),
+    ("bad penalty", ["simulate", "bmn", "--rule", "penalties.A=0"], ["penalties.A", "1 to"]),
+    ("malformed --rule", ["simulate", "bmn", "--rule", "time_limit"], ["KNOB=VALUE"]),
+    (
+        "unknown strategy",
+        ["simulate", "crazy-eights", "--strategy", "clever"],
+        ["'clever'", "random, uniform, first"],
+    ),
+    (
+        "--seats and --strategy",
+        ["simulate", "crazy-eights", "--seats", "first", "--strategy", "first"],
+        ["--seats", "--strategy", "not both"],
+    ),
+    ("players above range", ["simulate", "bmn", "--players", "5"], ["players", "2 to 4", "5"]),
+    ("players below range", ["simulate", "pis-yedili", "--players", "1"], ["players", "1"]),
+    (
+        "too few cards",
+        ["simulate", "pis-yedili", "--players", "8"],
+        ["8 players x 7 cards", "decks=2"],
+    ),
+    ("zero games", ["simulate", "bmn", "--games", "0"], ["games", "at least 1", "0"]),
+    ("games not a number", ["simulate", "bmn", "--games", "many"], ["--games", "integer"]),
+    ("missing game argument", ["simulate"], ["Missing argument", "--help"]),
+    (
+        "missing rule file",
+        ["simulate", "bmn", "--config", "{in}/nope.toml"],
+        ["nope.toml", "not found"],
+    ),
+    ("rule file is a folder", ["simulate", "bmn", "--config", "{in}"], ["is a folder"]),
+    ("rule file not text", ["simulate", "bmn", "--config", "{in}/latin1.toml"], ["UTF-8"]),
+    (
+        "invalid TOML rule file",
+        ["simulate", "pis-yedili", "--config", "{in}/invalid.toml"],
+        ["invalid.toml line 3", "invalid TOML"],
+    ),
+    (
+        "bad knob in rule file",
+        ["simulate", "pis-yedili", "--config", "{in}/badknob.toml"],
+        ["badknob.toml line 4", "effects.7", "draw"],
+    ),
+    ("--out is a file", ["simulate", "bmn", "--out", "{in}/latin1.toml"], ["is a file"]),
+    (
+        "resume a folder that is not a run",
+        ["simulate", "bmn", "--out", "{in}", "--resume"],
+        ["not a run folder", "run.json"],
+    ),
+    (
+        "resume with settings",
+        ["simulate", "bmn", "--out", "{in}/complete", "--resume", "--seed", "3"],
+        ["--resume", "--seed"],
+    ),
+    ("resume without --out", ["simulate", "bmn", "--resume"], ["--resume needs --out"]),
+    ("report of a folder that is not a run", ["report", "{in}"], ["run.json"]),
+    ("report of a corrupt Parquet file", ["report", "{in}/corrupt"], ["games.parquet", "Parquet"]),
+    ("missing study", ["sweep", "{in}/nope.toml", "--out", "s"], ["nope.toml", "not found"]),
+    (
+        "invalid study TOML",
+        ["sweep", "{in}/invalid.toml", "--out", "s"],
+        ["line 3", "invalid TOML"],
+    ),
+    (
+        "unknown study key",
+        ["sweep", "{in}/study-key.toml", "--out", "s"],
+        ["study-key.toml line 4", "'colour'"],
+    ),
+    (
+        "bad variant knob",
+        ["sweep", "{in}/study-knob.toml", "--out", "s"],
+        ["study-knob.toml line 8", "stack_growth", "'triple'"],
+    ),
+    (
+        "sweep --games 0",
+        ["sweep", "{in}/study.toml", "--out", "s", "--games", "0"],
+        ["--games", "0"],
+    ),
+    (
+        "sweep --resume with no study",
+        ["sweep", "{in}/study.toml", "--out", "s", "--resume"],
+        ["no study to resume"],
+    ),
+    ("compare one run", ["compare", "{in}/complete"], ["two or more"]),
+    (
+        "compare a folder that is not a run",
+        ["compare", "{in}/complete", "{in}", "--out", "c"],
+        ["not a run folder"],
+    ),
+    ("play an unknown game", ["play", "chess", "--deal", "J/3"], ["'chess'"]),
+]
+
+
+def make_inputs(folder: Path) -> None:
+    """The files the cases name: rule files, studies, a complete run, a corrupt one."""
+    folder.mkdir()
+    (folder / "latin1.toml").write_bytes('stacking = "none" # caf\xe9\n'.encode("latin-1"))
+    (folder / "invalid.toml").write_text('stacking = "none"\n\nstack_growth = double\n')
+    (folder / "badknob.toml").write_text('stacking = "none"\n\n[effects]\n7 = "draw:0"\n')
+    (folder / "study.toml").write_text(GOOD_STUDY)
+    (folder / "study-key.toml").write_text(
+        GOOD_STUDY.replace("seed = 1\n", "seed = 1\ncolour = 2\n")
+    )
+    (folder / "study-knob.toml").write_text(GOOD_STUDY.replace('"double"', '"triple"'))
+    meta = {
+        "game": "beggar-my-neighbour",
+        "players": 2,
+        "games": 10,
+        "seed": 1,
+        "rules": {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None},
+        "threads": 1,
+        "status": "complete",
+        "completed_games": 10,
+    }
+    for name in ("complete", "corrupt"):
+        (folder / name).mkdir()
+        (folder / name / "run.json").write_text(json.dumps(meta))
+    (folder / "complete" / "games.parquet").write_bytes(b"")
+    (folder / "corrupt" / "games.parquet").write_bytes(b"PAR1 not a parquet file \x00\xff" * 20)
+
+
+def listing(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def outcomes(cardsim_exe, tmp_path_factory):
+    """Every case run once: id -> (CompletedProcess, files left in its working folder)."""
+    root = tmp_path_factory.mktemp("errors")
+    inputs = root / "in"
+    make_inputs(inputs)
+    before = listing(inputs)
+
+    def run(case):
+        name, args, _ = case
+        cwd = root / f"cwd{CASES.index(case)}"
+        cwd.mkdir()
+        proc = subprocess.run(
+            [cardsim_exe, *(arg.replace("{in}", str(inputs)) for arg in args)],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=120,
+        )
+        return name, (proc, sorted(p.name for p in cwd.iterdir()))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(pool.map(run, CASES))
+    results["inputs unchanged"] = listing(inputs) == before
+    return results
+
+
+@pytest.mark.parametrize(("name", "args", "words"), CASES, ids=[case[0] for case in CASES])
+def test_user_error_is_one_line_exit_2_and_writes_nothing(outcomes, name, args, words):
+    proc, left = outcomes[name]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert proc.stdout == ""
+    assert left == [], left
+
+
+def test_no_error_changes_the_inputs(outcomes):
+    assert outcomes["inputs unchanged"]
