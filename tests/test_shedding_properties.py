@@ -15,6 +15,7 @@ from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
 from simulate.games.shedding.rules import CHOICES, PRESETS, SWITCHES, preset
 
+STRATEGIES = ("random", "uniform", "first")
 EFFECT_VALUES = (
     "none",
     "wild",
@@ -60,7 +61,7 @@ def configurations(draw):
     except CardsimError:
         assume(False)
     strategies = draw(
-        st.lists(st.sampled_from(reference.STRATEGIES), min_size=players, max_size=players)
+        st.lists(st.sampled_from(STRATEGIES), min_size=players, max_size=players)
     )
     forget = draw(st.lists(st.sampled_from([0.0, 0.3, 1.0]), min_size=players, max_size=players))
     return rules, players, strategies, forget
