@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DIR := results/demo
+DEMO_STUDY := studies/pis-yedili-sevens.toml
+DEMO_STUDY_DIR := results/demo-study
 
 .PHONY: demo test bench lint clean
 
@@ -17,8 +19,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 demo: $(STAMP)
 	$(BIN)/cardsim simulate beggar-my-neighbour --players 2 --games 1000000 --seed 2024 --out $(DEMO_DIR) --force
-	$(BIN)/cardsim report $(DEMO_DIR)
+	$(BIN)/cardsim sweep $(DEMO_STUDY) --games 50000 --out $(DEMO_STUDY_DIR) --force
 	@echo "Report: $(DEMO_DIR)/report.html (and report.md)"
+	@echo "Study (Pis Yedili, stacked 7s adding vs doubling): $(DEMO_STUDY_DIR)/"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
