@@ -62,6 +62,15 @@ class Request:
     threads: int
     strategies: tuple[str, ...] = ()
     """Each seat's strategy (shedding games; Beggar-My-Neighbour has no decisions)."""
+    rotate_seats: bool = False
+    """Play every deal (match) once per cyclic seating of the strategies."""
+
+    def seatings(self) -> list[tuple[str, ...]]:
+        """The strategies' seatings: rotation r puts seat i's strategy in seat i + r."""
+        if not self.rotate_seats:
+            return [self.strategies]
+        n = len(self.strategies)
+        return [tuple(self.strategies[(i - r) % n] for i in range(n)) for r in range(n)]
 
     @property
     def match_play(self) -> bool:
@@ -91,18 +100,28 @@ class Request:
             meta["strategies"] = list(self.strategies)
         if self.match_play:
             meta["unit"] = "match"
+        if self.rotate_seats:
+            meta["rotate_seats"] = True
         return meta
 
 
 def make_request(
-    game, players=None, games=1_000_000, seed=None, threads=None, rules=None, strategies=None
+    game,
+    players=None,
+    games=1_000_000,
+    seed=None,
+    threads=None,
+    rules=None,
+    strategies=None,
+    rotate_seats=False,
 ):
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
     ``rules`` is a rules object, or a dict of knob overrides such as ``{"time_limit": 500}``.
     A missing seed is drawn at random (and recorded, so the run can be repeated).
-    ``strategies`` (shedding games) names each seat's strategy in seat order; seats without
-    one play ``random``.
+    ``strategies`` (shedding games) names each seat's strategy in seat order
+    (``"greedy"``, ``"random:forget=0.1"``, ``"weighted:points=1,wild=-2"``); seats without
+    one play ``random``. ``rotate_seats`` plays every deal once per cyclic seating.
     """
     info = resolve_game(game)
     players = info.default_players if players is None else players
@@ -127,22 +146,22 @@ def make_request(
     if info.family == "beggar":
         if strategies:
             raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
+        if rotate_seats:
+            raise CardsimError(f"{info.name} has no strategies to rotate: drop --rotate-seats")
         return Request(info, players, games, seed, rules, threads)
     rules.check_players(players)
-    return Request(info, players, games, seed, rules, threads, seat_strategies(strategies, players))
+    seats = seat_strategies(strategies, players)
+    return Request(info, players, games, seed, rules, threads, seats, bool(rotate_seats))
 
 
 def seat_strategies(strategies, players: int) -> tuple[str, ...]:
-    """Each seat's strategy: those given, in seat order, then ``random``."""
-    from .games.shedding.reference import STRATEGIES
+    """Each seat's strategy, written in full: those given, in seat order, then ``random``."""
+    from .games.shedding.strategies import parse
 
     given = list(strategies or [])
     if len(given) > players:
         raise CardsimError(f"{len(given)} strategies given for {players} seats")
-    for name in given:
-        if name not in STRATEGIES:
-            raise CardsimError(f"unknown strategy '{name}'; strategies: {', '.join(STRATEGIES)}")
-    return tuple(given + ["random"] * (players - len(given)))
+    return tuple([str(parse(name)) for name in given] + ["random"] * (players - len(given)))
 
 
 def request_from_meta(meta: dict, threads: int | None = None) -> Request:
@@ -156,6 +175,7 @@ def request_from_meta(meta: dict, threads: int | None = None) -> Request:
             threads,
             _as_overrides(meta["rules"]),
             meta.get("strategies"),
+            meta.get("rotate_seats", False),
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
@@ -193,6 +213,8 @@ def play_chunks(
     ``first_row``: the ``game`` number of the first record (in match play, the deals
     recorded before match ``start``; otherwise it is ``start``)."""
     numba.set_num_threads(request.threads)
+    seatings = request.seatings()
+    chunk_size = max(1, chunk_size // len(seatings))
     if request.match_play:
         chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
     row = first_row if request.match_play else start
@@ -201,11 +223,16 @@ def play_chunks(
             count = min(chunk_size, request.games - first)
             if request.game.family == "beggar":
                 chunk = _beggar_chunk(request, first, count)
-            elif request.match_play:
-                chunk = _match_chunk(request, first, count, row)
             else:
-                chunk = _shedding_chunk(request, first, count)
-            row += chunk.games.num_rows
+                parts = []
+                for rotation, seating in enumerate(seatings):
+                    if request.match_play:
+                        part = _match_chunk(request, seating, first, count, row)
+                        row += part.games.num_rows
+                    else:
+                        part = _shedding_chunk(request, seating, first, count)
+                    parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
+                chunk = _concat(parts)
             yield chunk
             advance(count)
 
@@ -217,27 +244,59 @@ def _beggar_chunk(request: Request, first: int, count: int) -> Chunk:
     return Chunk(records.to_table(first, columns, request.players))
 
 
-def _shedding_chunk(request: Request, first: int, count: int) -> Chunk:
+def _shedding_chunk(request: Request, seating, first: int, count: int) -> Chunk:
     from .games.shedding import batch, records
 
-    strategies = list(request.strategies)
+    strategies = list(seating)
+    names, forget = _kernel_strategies(strategies)
     columns = batch.play_random(
-        request.rules, request.players, strategies, request.seed, first, count
+        request.rules, request.players, names, request.seed, first, count, forget
     )
-    return Chunk(records.to_table(first, columns, strategies))
+    return Chunk(records.to_table(first, columns, strategies, request.strategies))
 
 
-def _match_chunk(request: Request, first: int, count: int, first_row: int) -> Chunk:
+def _kernel_strategies(strategies: list[str]) -> tuple[list[str], list[float]]:
+    """Strategy names and forget chances, per seat, from full strategy specs."""
+    from .games.shedding.strategies import parse
+
+    specs = [parse(text) for text in strategies]
+    return [spec.name for spec in specs], [spec.forget for spec in specs]
+
+
+def _match_chunk(request: Request, seating, first: int, count: int, first_row: int) -> Chunk:
     from .games.shedding import batch, records
 
-    strategies = list(request.strategies)
+    strategies = list(seating)
+    names, forget = _kernel_strategies(strategies)
     columns, matches = batch.play_match_batch(
-        request.rules, request.players, strategies, request.seed, first, count
+        request.rules, request.players, names, request.seed, first, count, forget
     )
     return Chunk(
-        records.to_table(first_row, columns, strategies),
-        records.matches_table(matches, strategies),
+        records.to_table(first_row, columns, strategies, request.strategies),
+        records.matches_table(matches, strategies, request.strategies),
     )
+
+
+def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
+    """Tag a chunk's records with the seating they were played in (``rotation`` int8)."""
+
+    def tag(table: pa.Table | None) -> pa.Table | None:
+        if table is None:
+            return None
+        column = pa.array([rotation] * table.num_rows, pa.int8())
+        return table.append_column("rotation", column)
+
+    return Chunk(tag(chunk.games), tag(chunk.matches))
+
+
+def _concat(parts: list[Chunk]) -> Chunk:
+    if len(parts) == 1:
+        return parts[0]
+    games = pa.concat_tables([part.games for part in parts])
+    matches = None
+    if parts[0].matches is not None:
+        matches = pa.concat_tables([part.matches for part in parts])
+    return Chunk(games, matches)
 
 
 def run(
@@ -250,6 +309,7 @@ def run(
     rules=None,
     *,
     strategies=None,
+    rotate_seats: bool = False,
     progress: bool = False,
     force: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
@@ -261,11 +321,14 @@ def run(
     names each seat's strategy; seats without one play ``random``. The DataFrame's
     ``attrs`` hold the run's metadata (game, players, seed, rules...).
 
+    ``rotate_seats`` plays every deal (match) once per cyclic seating of the strategies
+    (the same cards: common random numbers); each record then has a ``rotation`` column.
+
     In match play (``match_deals`` or ``target_score``) ``games`` counts matches; the
     DataFrame has one row per deal, with ``match`` and ``deal`` columns, and the run folder
     also holds ``matches.parquet``.
     """
-    request = make_request(game, players, games, seed, threads, rules, strategies)
+    request = make_request(game, players, games, seed, threads, rules, strategies, rotate_seats)
     writer = RunWriter(out, force) if out is not None else None
     tables: list[pa.Table] = []
     stream(

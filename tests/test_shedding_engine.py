@@ -166,3 +166,35 @@ def test_cli_simulate_a_preset(tmp_path):
     assert meta["strategies"] == ["first", "random", "random"]
     assert meta["rules"]["stacking"] == "same_rank" and meta["rules"]["preset"] == "crazy-eights"
     assert meta["completed_games"] == 500 and meta["status"] == "complete"
+
+
+def test_rotated_seats_play_the_same_deals_in_every_seating():
+    """--rotate-seats: deal g is played once per cyclic seating (rotation r moves seat i's
+    strategy to seat i + r), each equal to the reference with that seating."""
+    strategies = ["first", "uniform:forget=0.5", "random"]
+    rules = {"match_deals": None, "last_card_call": True, "last_card_rule": "penalty"}
+    frame = simulate.run(
+        "pis-yedili",
+        3,
+        40,
+        9,
+        rules=rules,
+        strategies=strategies,
+        rotate_seats=True,
+        chunk_size=30,
+    )
+    assert len(frame) == 120 and frame.attrs["rotate_seats"] is True
+    assert sorted(zip(frame["game"], frame["rotation"])) == [
+        (g, r) for g in range(40) for r in range(3)
+    ]
+    resolved = preset("pis-yedili").with_overrides(rules)
+    for row in frame.sample(30, random_state=1).itertuples():
+        seating = [strategies[(i - row.rotation) % 3] for i in range(3)]
+        assert [getattr(row, f"strategy_{i}") for i in range(3)] == seating
+        expected = reference.play(resolved, 3, seating, 9, row.game)
+        assert (row.winner, row.turns, row.draws, row.score_1) == (
+            expected.winner,
+            expected.turns,
+            expected.draws,
+            expected.score[1],
+        )

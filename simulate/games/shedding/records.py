@@ -51,14 +51,21 @@ _END_DICTIONARY = pa.array(END_REASONS, pa.string())
 _RANK_DICTIONARY = pa.array(RANKS, pa.string())
 
 
-def to_table(first_game: int, columns: dict[str, np.ndarray], strategies: list[str]) -> pa.Table:
+def to_table(
+    first_game: int,
+    columns: dict[str, np.ndarray],
+    strategies: list[str],
+    every_strategy=None,
+) -> pa.Table:
     """Arrow table of one chunk of records from raw columns.
 
     ``columns``: ``winner``, ``end`` (codes into END_REASONS), ``finish_rank`` (rank index,
     -1 for none), ``first_seat`` int[count]; ``turns``, ``plays``, ``draws``, ``passes``,
     ``wilds``, ``reshuffles`` int[count]; ``cards_left``, ``points``, ``score``
     int[count, players]; in match play also ``match`` and ``deal`` int[count] (they come
-    last). ``game`` numbers the rows from ``first_game``.
+    last). ``game`` numbers the rows from ``first_game``. ``every_strategy``: the names the
+    strategy columns' dictionaries hold (default: ``strategies``); chunks with other seatings
+    of the same strategies then share one schema.
     """
     count = len(columns["winner"])
     finish = np.asarray(columns["finish_rank"], np.int8)
@@ -78,14 +85,16 @@ def to_table(first_game: int, columns: dict[str, np.ndarray], strategies: list[s
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
             data[f"{name}_{seat}"] = pa.array(np.asarray(columns[name][:, seat], dtype))
-    data.update(_strategy_columns(strategies, count))
+    data.update(_strategy_columns(strategies, count, every_strategy))
     for name in ("match", "deal"):
         if name in columns:
             data[name] = pa.array(np.asarray(columns[name], np.int64))
     return pa.table(data)
 
 
-def matches_table(matches: dict[str, np.ndarray], strategies: list[str]) -> pa.Table:
+def matches_table(
+    matches: dict[str, np.ndarray], strategies: list[str], every_strategy=None
+) -> pa.Table:
     """Arrow table of one chunk of matches (``MATCH_COLUMNS``) from
     :func:`.batch.play_match_batch`'s ``match``, ``deals`` int[M], ``totals`` int[M, n] and
     ``share`` float[M, n]."""
@@ -98,12 +107,12 @@ def matches_table(matches: dict[str, np.ndarray], strategies: list[str]) -> pa.T
         data[f"total_{seat}"] = pa.array(np.asarray(matches["totals"][:, seat], np.int64))
     for seat in range(len(strategies)):
         data[f"share_{seat}"] = pa.array(np.asarray(matches["share"][:, seat], np.float64))
-    data.update(_strategy_columns(strategies, count))
+    data.update(_strategy_columns(strategies, count, every_strategy))
     return pa.table(data)
 
 
-def _strategy_columns(strategies: list[str], count: int) -> dict[str, pa.Array]:
-    names = sorted(set(strategies))
+def _strategy_columns(strategies: list[str], count: int, every_strategy) -> dict[str, pa.Array]:
+    names = sorted(set(every_strategy or strategies))
     return {
         f"strategy_{seat}": pa.DictionaryArray.from_arrays(
             pa.array(np.full(count, names.index(strategy), np.int8)), pa.array(names)
