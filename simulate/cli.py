@@ -157,6 +157,14 @@ def simulate(
     config: ConfigOpt = None,
     strategy: StrategyOpt = None,
     seats: SeatsOpt = None,
+    rotate_seats: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-seats",
+            help="Play every deal once per cyclic seating of the strategies (the same cards), "
+            "so that seat advantage cancels out.",
+        ),
+    ] = False,
     report_: ReportOpt = True,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
     resume: Annotated[
@@ -177,6 +185,7 @@ def simulate(
             "--rule": rule,
             "--config": config,
             "--strategy/--seats": strategies,
+            "--rotate-seats": rotate_seats or None,
             "--force": force or None,
         }
         clash = [name for name, value in given.items() if value]
@@ -209,7 +218,14 @@ def simulate(
         from .results import RunWriter
 
         request = make_request(
-            game, players, 1_000_000 if games is None else games, seed, threads, rules, strategies
+            game,
+            players,
+            1_000_000 if games is None else games,
+            seed,
+            threads,
+            rules,
+            strategies,
+            rotate_seats,
         )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -533,6 +549,58 @@ def replay(
         f"{record.reshuffles} reshuffles; cards left {list(record.cards_left)}, "
         f"points {list(record.points)}, scores {list(record.score)}"
     )
+
+
+@app.command()
+@user_errors
+def tournament(
+    preset_name: Annotated[
+        str,
+        typer.Argument(
+            metavar="PRESET", help="pis-yedili, crazy-eights, crazy-eights-plain or openspiel."
+        ),
+    ],
+    strategies: Annotated[
+        str,
+        typer.Option(help="The strategies, comma-separated, e.g. random,greedy,hold-wilds."),
+    ],
+    players: PlayersOpt = None,
+    games: Annotated[
+        int, typer.Option(help="Deals (matches, in match play) per pairing.")
+    ] = 100_000,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default: results/tournament-<timestamp>).")
+    ] = None,
+    threads: ThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
+):
+    """Every strategy against every other (one seat against the rest, every seat in turn on
+    the same deals): a win-share matrix, ratings and a heatmap in DIR/report.html."""
+    from analysis.tournament import write_tournament_report
+
+    from .tournament import run_tournament
+
+    names = seat_list(None, strategies)
+    if out is None:
+        out = Path("results") / f"tournament-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    run_tournament(
+        preset_name,
+        names,
+        players,
+        games,
+        seed,
+        out,
+        rule_overrides(config, rule, preset_name),
+        threads,
+        force,
+        progress=True,
+        echo=lambda line: typer.echo(line, err=True),
+    )
+    html_path, md_path = write_tournament_report(out)
+    typer.echo(f"wrote {html_path} and {md_path}")
 
 
 def main() -> None:

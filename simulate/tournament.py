@@ -1,0 +1,76 @@
+"""Strategy tournaments: every strategy against every other, seat advantage cancelled.
+
+For each ordered pair ``(a, b)`` of the chosen strategies a run seats ``a`` in one seat and
+``b`` in all the others, with rotated seatings (every deal is played once with ``a`` in
+each seat: the same cards for every seating and every pairing, since deal ``g`` depends only
+on ``(seed, g)``). With two players ``(a, b)`` and ``(b, a)`` are the same games, so only
+one of them is played. The report (:mod:`analysis.tournament`) turns the runs into a
+win-share matrix, ratings and a heatmap.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .engine import make_request, seat_strategies, stream
+from .errors import CardsimError
+from .results import RunWriter, write_atomic
+
+
+def pairings(count: int, players: int) -> list[tuple[int, int]]:
+    """The pairings ``(i, j)`` of ``count`` strategies (indices) that are played."""
+    return [(i, j) for i in range(count) for j in range(count) if i != j and (players > 2 or i < j)]
+
+
+def run_tournament(
+    game: str,
+    strategies: list[str],
+    players: int | None,
+    games: int,
+    seed: int | None,
+    out: str | Path,
+    rules=None,
+    threads: int | None = None,
+    force: bool = False,
+    progress: bool = False,
+    echo=lambda line: None,
+) -> Path:
+    """Play every pairing of ``strategies`` into ``out`` (one run folder per pairing, and
+    ``tournament.json``); returns ``out``. ``games`` deals per pairing, each played once per
+    seat; ``rules``: knob overrides. Raises CardsimError for a bad request."""
+    if len(strategies) < 2:
+        raise CardsimError(f"a tournament needs at least 2 strategies, got {len(strategies)}")
+    probe = make_request(game, players, games, seed, threads, rules, strategies[:1])
+    if probe.game.family != "shedding":
+        raise CardsimError(f"{probe.game.name} has no strategies to compare")
+    names = list(seat_strategies(strategies, len(strategies)))  # each written in full
+    if len(set(names)) != len(names):
+        raise CardsimError(f"each strategy once, please: {', '.join(names)}")
+    out = Path(out)
+    if (out / "tournament.json").exists() and not force:
+        raise CardsimError(
+            f"{out} already holds a tournament; choose another --out or pass --force"
+        )
+    played = pairings(len(names), probe.players)
+    requests = []
+    for i, j in played:
+        seating = [names[i]] + [names[j]] * (probe.players - 1)
+        requests.append(
+            make_request(game, probe.players, games, probe.seed, threads, rules, seating, True)
+        )
+    writers = [RunWriter(out / f"pair-{i}-{j}", force) for i, j in played]
+    info = {
+        "game": probe.game.name,
+        "players": probe.players,
+        "games": games,
+        "seed": probe.seed,
+        "unit": probe.unit,
+        "strategies": names,
+        "pairings": played,
+    }
+    write_atomic(out / "tournament.json", (json.dumps(info, indent=2) + "\n").encode())
+    for (i, j), request, writer in zip(played, requests, writers, strict=True):
+        echo(f"{names[i]} against {probe.players - 1} x {names[j]} -> {writer.folder}")
+        stream(request, writer, progress=progress)
+    return out
