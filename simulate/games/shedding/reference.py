@@ -215,6 +215,42 @@ class WeightedStrategy(Strategy):
         return max(suits, key=lambda suit: held[suit])  # the first of equals
 
 
+class UserStrategy(WeightedStrategy):
+    """A user's function ``choose(hand, legal, view)`` (``kernel_strategies``) picks the card,
+    draws or passes; it names suits and plays drawn cards as the ``weighted`` strategies."""
+
+    def choose(self, legal: list[int], may_draw: bool, may_pass: bool):
+        import numpy as np
+
+        from . import kernel_strategies as ks
+
+        game = self.game
+        hand = np.zeros(DECK_SIZE, np.int64)
+        for card in game.hands[self.seat]:
+            hand[identity(card)] += 1
+        mask = 0
+        for card in legal:
+            mask |= 1 << identity(card)
+        view = np.zeros(ks.VIEW_SIZE + game.n, np.int64)
+        view[ks.VIEW_SEAT], view[ks.VIEW_PLAYERS] = self.seat, game.n
+        view[ks.VIEW_TOP] = identity(game.pile[-1]) if game.pile else -1
+        view[ks.VIEW_SUIT], view[ks.VIEW_PENDING] = game.suit, game.pending
+        view[ks.VIEW_DIRECTION], view[ks.VIEW_STOCK] = game.direction, len(game.stock)
+        view[ks.VIEW_MAY_DRAW], view[ks.VIEW_MAY_PASS] = may_draw, may_pass
+        view[ks.VIEW_SIZES :] = [len(h) for h in game.hands]
+        choice = int(self.spec.function(hand, mask, view))
+        if choice == ks.DRAW and may_draw:
+            return DRAW
+        if choice == ks.PASS and may_pass:
+            return PASS
+        if 0 <= choice < DECK_SIZE and (mask >> choice) & 1:
+            return next(card for card in legal if identity(card) == choice)
+        raise CardsimError(
+            f"{self.spec} chose {choice}, which is not among its options (legal mask "
+            f"{mask:#x}, may draw {may_draw}, may pass {may_pass})"
+        )
+
+
 def _dot(weights: tuple[int, ...], features: tuple[int, ...]) -> int:
     return sum(w * f for w, f in zip(weights, features, strict=True))
 
@@ -230,6 +266,8 @@ STRATEGY_CLASSES = {"random": RandomStrategy, "uniform": UniformStrategy, "first
 
 def make_strategy(spec: strategy_specs.StrategySpec, stream: Stream, game: Game, seat: int):
     """The strategy object that decides for ``seat``."""
+    if spec.name == "user":
+        return UserStrategy(stream, game, seat, spec)
     cls = WeightedStrategy if spec.weighted else STRATEGY_CLASSES[spec.name]
     return cls(stream, game, seat, spec)
 

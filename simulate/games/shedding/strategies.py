@@ -16,7 +16,7 @@ reference and the kernel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...errors import CardsimError
 
@@ -65,6 +65,8 @@ class StrategySpec:
     forget: float = 0.0
     weights: tuple[float, ...] = ()
     """Per feature (``FEATURE_NAMES``); empty for strategies that score no cards."""
+    function: object = field(default=None, compare=False)
+    """A user strategy's numba function (``name == "user"``)."""
 
     @property
     def weighted(self) -> bool:
@@ -75,6 +77,8 @@ class StrategySpec:
         return tuple(round(w * WEIGHT_SCALE) for w in self.weights)
 
     def __str__(self) -> str:
+        if self.name == "user":
+            return f"user:{getattr(self.function, '__name__', 'strategy')}"
         params = []
         if self.name == "weighted":
             params += [
@@ -95,6 +99,8 @@ def parse(text: str) -> StrategySpec:
     """``"greedy:forget=0.1"`` -> ``StrategySpec``; a CardsimError names what is wrong."""
     if isinstance(text, StrategySpec):
         return text
+    if callable(text):
+        return user_strategy(text)
     if not isinstance(text, str):
         raise CardsimError(f"a strategy is a name such as 'greedy', got {text!r}")
     name, _, rest = text.strip().partition(":")
@@ -144,3 +150,31 @@ def _as_number(text: str, key: str, value: str) -> float:
 def describe_features() -> str:
     """The ``weighted`` features, one per line (for help texts)."""
     return "\n".join(f"{name}: {meaning}" for name, meaning in FEATURES.items())
+
+
+def user_strategy(function) -> StrategySpec:
+    """A user strategy: a function ``choose(hand, legal, view) -> int`` (see
+    ``kernel_strategies`` and ``docs/user_strategies.md``). A plain Python function is
+    compiled with numba (nopython) here; a numba function must have the signature
+    ``kernel_strategies.USER_SIGNATURE``."""
+    from numba import njit
+    from numba.core.errors import NumbaError
+
+    from .kernel_strategies import USER_SIGNATURE
+
+    name = getattr(function, "__name__", repr(function))
+    if not hasattr(function, "py_func"):  # not yet compiled
+        try:
+            function = njit(USER_SIGNATURE, cache=False)(function)
+        except NumbaError as exc:
+            lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+            reason = lines[1] if len(lines) > 1 else lines[0]  # the line after "Failed in..."
+            raise CardsimError(
+                f"user strategy '{name}' does not compile in nopython mode: {reason}"
+            ) from None
+    elif USER_SIGNATURE.args not in function.signatures:
+        raise CardsimError(
+            f"user strategy '{name}' must be compiled with the signature "
+            f"{USER_SIGNATURE} (simulate.games.shedding.kernel_strategies.USER_SIGNATURE)"
+        )
+    return StrategySpec("user", 0.0, (), function)
