@@ -166,12 +166,13 @@ def rules_label(meta: dict[str, Any]) -> str:
     return ", ".join(non_default_rules(meta)) or "default rules"
 
 
-def chart_title(meta: dict[str, Any], games: int) -> str:
-    """E.g. ``"Beggar-My-Neighbour · 2 players · 1,000,000 deals · default rules"``."""
+def chart_title(meta: dict[str, Any], games: int, unit: str = "deals") -> str:
+    """E.g. ``"Beggar-My-Neighbour · 2 players · 1,000,000 deals · default rules"``; ``unit``
+    names what ``games`` counts (``"matches"`` for a match chart)."""
     parts = (
         game_name(meta["game"]),
         f"{meta['players']} players",
-        f"{fmt_int(games)} deals",
+        f"{fmt_int(games)} {unit}",
         rules_label(meta),
     )
     return " · ".join(parts)
@@ -201,3 +202,40 @@ def fmt_ci(lo: float, hi: float, digits: int = 1) -> str:
     if math.isnan(lo) or math.isnan(hi):
         return "–"
     return f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%"
+
+
+def pct_digits(lo: float, hi: float) -> int:
+    """Decimals that show the half-width of the interval ``lo``–``hi`` (fractions), as a
+    percentage, to one significant digit: 1 for ± 0.6%, 2 for ± 0.03%; 1 to 4."""
+    half = 100 * (hi - lo) / 2
+    if not half > 0 or math.isnan(half):
+        return 1
+    return max(1, min(4, 1 - math.floor(math.log10(half))))
+
+
+def fmt_share_pm(share: float, lo: float, hi: float, digits: int | None = None) -> str:
+    """A share with the half-width of its interval: ``"27.1% ± 0.6%"`` (the interval may be
+    asymmetric; the half-width is half its length). ``digits`` defaults to
+    :func:`pct_digits`."""
+    if math.isnan(share) or math.isnan(lo) or math.isnan(hi):
+        return "–"
+    digits = pct_digits(lo, hi) if digits is None else digits
+    return f"{100 * share:.{digits}f}% ± {100 * (hi - lo) / 2:.{digits}f}%"
+
+
+def fmt_range(lo: float, hi: float, digits: int = 1) -> str:
+    """An interval of plain numbers with ``digits`` decimals: ``"252.1–255.9"``,
+    ``"31.0–31.2"``; NaN as an en dash."""
+    if math.isnan(lo) or math.isnan(hi):
+        return "–"
+    return f"{lo:,.{digits}f}–{hi:,.{digits}f}"
+
+
+def fmt_points(diff: float, digits: int = 1) -> str:
+    """A difference of shares in percentage points: ``"+2.1 pts"``; NaN as an en dash."""
+    return "–" if math.isnan(diff) else f"{100 * diff:+.{digits}f} pts"
+
+
+def fmt_wilson(lo: float, hi: float) -> str:
+    """An interval of shares with :func:`pct_digits` decimals: ``"26.5–27.7%"``."""
+    return fmt_ci(lo, hi, pct_digits(lo, hi))

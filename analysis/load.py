@@ -1,14 +1,24 @@
-"""Reading a run folder: ``run.json`` (metadata) and ``games.parquet`` (one row per game)."""
+"""Reading a run folder: ``run.json`` (metadata) and ``games.parquet`` (one row per game).
+
+Reports never hold a whole run in memory: :func:`open_run` reads the metadata and the
+Parquet footer, and :func:`scan` streams the columns a report needs, a million games at a
+time and in their stored (compact) types, through accumulators that keep counts.
+:func:`load_run` reads a whole run into a DataFrame, for small runs and interactive use.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from analysis.errors import ReportError
 
@@ -97,3 +107,178 @@ def _read_games(parquet_path: Path, players: int, game_family: str) -> pd.DataFr
     # strings work on it, and it costs one byte a game instead of a Python string.
     games["end"] = games["end"].astype("category")
     return games
+
+
+#: Games per batch read from ``games.parquet`` while scanning (about 30 MB of columns).
+BATCH_ROWS = 1 << 20
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """A run folder opened for scanning: ``meta`` is the parsed ``run.json``, ``rows`` the
+    number of games in ``games.parquet`` and ``columns`` its column names; no game is read."""
+
+    path: Path
+    meta: dict[str, Any]
+    rows: int
+    columns: tuple[str, ...]
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return int(self.meta["players"])
+
+    @property
+    def family(self) -> str:
+        """``beggar`` or ``shedding``."""
+        return family(self.meta["game"])
+
+    @property
+    def games_path(self) -> Path:
+        return self.path / "games.parquet"
+
+
+def open_run(path: str | Path) -> RunFolder:
+    """Open the run folder at ``path``: check ``run.json`` and the columns and size of
+    ``games.parquet``; raise :class:`ReportError` if it is not a usable run folder."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ReportError(f"{path}: run folder not found")
+    meta = _read_meta(path / "run.json")
+    parquet_path = path / "games.parquet"
+    if not parquet_path.is_file():
+        raise ReportError(f"{parquet_path}: missing (is {path} a run folder?)")
+    try:
+        with pq.ParquetFile(parquet_path) as parquet:
+            rows = parquet.metadata.num_rows
+            columns = tuple(parquet.schema_arrow.names)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ReportError(f"{parquet_path}: unreadable Parquet file: {_reason(exc)}") from exc
+    missing = [c for c in REQUIRED_COLUMNS[family(meta["game"])] if c not in columns]
+    if missing:
+        raise ReportError(f"{parquet_path}: missing columns {', '.join(missing)}")
+    if rows == 0:
+        raise ReportError(f"{parquet_path}: no games recorded")
+    return RunFolder(path=path, meta=meta, rows=rows, columns=columns)
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+@dataclass
+class Batch:
+    """Consecutive games of a run, in game order: ``start`` is the position (row) of the
+    first in the run. ``data`` maps a column to a 1-D numpy array in its stored type
+    (int8 winners, int32 lengths …); a string column is given as int8/int32 codes into
+    ``labels[column]``, with −1 for a null."""
+
+    start: int
+    data: dict[str, np.ndarray]
+    labels: dict[str, list[str]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.data["game"])
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self.data[column]
+
+    def is_in(self, column: str, names: Iterable[str]) -> np.ndarray:
+        """Boolean mask of the games whose string ``column`` is one of ``names``."""
+        wanted = set(names)
+        codes = [i for i, label in enumerate(self.labels[column]) if label in wanted]
+        return np.isin(self.data[column], codes)
+
+    def strings(self, column: str, rows: np.ndarray) -> list[str | None]:
+        """The string ``column`` at the positions ``rows`` of this batch."""
+        labels = self.labels[column]
+        return [labels[c] if c >= 0 else None for c in self.data[column][rows]]
+
+
+class Accumulator(Protocol):
+    """Something computed in one pass over a run's games: ``columns`` names what it reads,
+    ``update`` takes each :class:`Batch` in game order."""
+
+    columns: Sequence[str]
+
+    def update(self, batch: Batch) -> None: ...
+
+
+class _OutOfOrder(Exception):
+    pass
+
+
+def scan(
+    run: RunFolder,
+    build: Callable[[], Sequence[Accumulator]],
+    batch_size: int | None = None,
+) -> list[Accumulator]:
+    """Feed every game of ``run`` to the accumulators ``build()`` returns, in game order,
+    reading only the columns they name (plus ``game`` and ``winner``, which are checked),
+    ``batch_size`` games at a time (default :data:`BATCH_ROWS`). Returns the accumulators.
+    A file whose games are out of order (none the engine writes) is read whole, sorted,
+    and fed again to fresh accumulators."""
+    batch_size = batch_size or BATCH_ROWS
+    accumulators = list(build())
+    names = _columns(run, accumulators)
+    try:
+        with pq.ParquetFile(run.games_path) as parquet:
+            _feed(run, parquet.iter_batches(batch_size, columns=names), accumulators)
+    except _OutOfOrder:
+        accumulators = list(build())
+        table = _read_table(run, names).sort_by("game")
+        _feed(run, table.to_batches(batch_size), accumulators)
+    except (pa.ArrowException, OSError) as exc:
+        raise ReportError(f"{run.games_path}: unreadable Parquet file: {_reason(exc)}") from exc
+    return accumulators
+
+
+def _columns(run: RunFolder, accumulators: Sequence[Accumulator]) -> list[str]:
+    wanted = dict.fromkeys(["game", "winner"])
+    for accumulator in accumulators:
+        wanted.update(dict.fromkeys(accumulator.columns))
+    missing = [c for c in wanted if c not in run.columns]
+    if missing:
+        raise ReportError(f"{run.games_path}: missing columns {', '.join(missing)}")
+    return list(wanted)
+
+
+def _read_table(run: RunFolder, names: list[str]) -> pa.Table:
+    try:
+        return pq.read_table(run.games_path, columns=names)
+    except (pa.ArrowException, OSError) as exc:
+        raise ReportError(f"{run.games_path}: unreadable Parquet file: {_reason(exc)}") from exc
+
+
+def _feed(run: RunFolder, record_batches: Iterator, accumulators: Sequence[Accumulator]) -> None:
+    start, last_game = 0, None
+    for record_batch in record_batches:
+        batch = _to_batch(record_batch, start)
+        if len(batch) == 0:
+            continue
+        game, winner = batch["game"], batch["winner"]
+        if (last_game is not None and game[0] < last_game) or (np.diff(game) < 0).any():
+            raise _OutOfOrder
+        last_game = game[-1]
+        bad = (winner < -1) | (winner >= run.players)
+        if bad.any():
+            raise ReportError(
+                f"{run.games_path}: winner out of range for {run.players} players "
+                f"(game {int(game[np.argmax(bad)])})"
+            )
+        for accumulator in accumulators:
+            accumulator.update(batch)
+        start += len(batch)
+
+
+def _to_batch(record_batch: pa.RecordBatch, start: int) -> Batch:
+    data, labels = {}, {}
+    for name, column in zip(record_batch.schema.names, record_batch.columns, strict=True):
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            column = pc.dictionary_encode(column)
+        if pa.types.is_dictionary(column.type):
+            labels[name] = [str(v) for v in column.dictionary.to_pylist()]
+            data[name] = pc.fill_null(column.indices, -1).to_numpy()
+        else:
+            data[name] = column.to_numpy(zero_copy_only=False)
+    return Batch(start=start, data=data, labels=labels)

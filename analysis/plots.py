@@ -8,20 +8,24 @@ read the same when printed in grayscale.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
 from analysis.describe import fmt_num
+from analysis.distribution import Distribution
 
 #: Share of games the histograms show; the longest 0.1% would squash the rest.
 _HIST_QUANTILE = 99.9
 _HIST_MAX_BINS = 80
 
 
-def _new_figure(title: str, width: float, height: float) -> Figure:
+def new_figure(title: str, width: float, height: float) -> Figure:
+    """An empty figure of ``width`` × ``height`` inches with ``title`` wrapped on top."""
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.suptitle(_wrap_title(title, round(width * 10)), fontsize=11)
     return fig
@@ -38,16 +42,18 @@ def _wrap_title(title: str, width: int) -> str:
     return "\n".join(lines)
 
 
-def _no_data(ax, what: str) -> None:
+def no_data(ax, what: str) -> None:
+    """Write "no <what>" in the middle of an empty panel."""
     ax.text(0.5, 0.5, f"no {what}", ha="center", va="center", transform=ax.transAxes)
 
 
-def length_histogram(cards: pd.Series, tricks: pd.Series, title: str) -> Figure:
-    """Histograms of game length: cards played (left panel) and tricks (right panel).
+def length_histogram(cards: Distribution, tricks: Distribution, title: str) -> Figure:
+    """Histograms of game length: cards played (left panel) and tricks (right panel), from
+    their distributions over the games.
 
-    ``cards`` and ``tricks`` hold one integer per game. Bins are whole numbers of cards
-    (or tricks) wide; the x axis stops at the 99.9th percentile and its label counts the
-    games beyond. Dashed and dotted lines mark the mean and the median.
+    Bins are whole numbers of cards (or tricks) wide; the x axis stops at the 99.9th
+    percentile and its label counts the games beyond. Dashed and dotted lines mark the mean
+    and the median.
     """
     return histograms([(cards, "cards played per deal"), (tricks, "tricks per deal")], title)
 
@@ -55,34 +61,42 @@ def length_histogram(cards: pd.Series, tricks: pd.Series, title: str) -> Figure:
 _HATCHES = (None, "///", "...", "xx")
 
 
-def histograms(panels, title: str) -> Figure:
-    """One histogram panel per ``(values, xlabel)`` in ``panels``, side by side, as in
+def histograms(panels: Sequence[tuple[Distribution, str]], title: str) -> Figure:
+    """One histogram panel per ``(distribution, xlabel)`` in ``panels``, side by side, as in
     :func:`length_histogram` (whole-number bins, x axis to the 99.9th percentile, mean and
     median marked); each panel has its own hatching."""
-    fig = _new_figure(title, 10 if len(panels) <= 2 else 4.2 * len(panels), 4.3)
+    fig = new_figure(title, 10 if len(panels) <= 2 else 4.2 * len(panels), 4.3)
     axes = np.atleast_1d(fig.subplots(1, len(panels)))
-    for i, (ax, (values, xlabel)) in enumerate(zip(axes, panels, strict=True)):
-        _histogram_panel(ax, np.asarray(values), xlabel, hatch=_HATCHES[i % len(_HATCHES)])
+    for i, (ax, (dist, xlabel)) in enumerate(zip(axes, panels, strict=True)):
+        _histogram_panel(ax, dist, xlabel, hatch=_HATCHES[i % len(_HATCHES)])
     return fig
 
 
-def _histogram_panel(ax, values: np.ndarray, xlabel: str, hatch: str | None) -> None:
+def _histogram_panel(ax, dist: Distribution, xlabel: str, hatch: str | None) -> None:
     ax.set_ylabel("deals")
     ax.set_xlabel(xlabel)
-    if values.size == 0:
-        _no_data(ax, "finished deals")
+    if dist.n == 0:
+        no_data(ax, "finished deals")
         return
-    low = int(values.min())
-    high = max(low, math.ceil(np.percentile(values, _HIST_QUANTILE)))
+    low = int(dist.min())
+    high = max(low, math.ceil(float(dist.percentiles(_HIST_QUANTILE))))
     width = max(1, math.ceil((high - low + 1) / _HIST_MAX_BINS))
     edges = np.arange(low, high + width + 1, width) - 0.5
-    ax.hist(values, bins=edges, color="0.8", edgecolor="black", linewidth=0.5, hatch=hatch)
-    mean, median = values.mean(), np.median(values)
+    ax.hist(
+        dist.values,
+        bins=edges,
+        weights=dist.counts,
+        color="0.8",
+        edgecolor="black",
+        linewidth=0.5,
+        hatch=hatch,
+    )
+    mean, median = dist.mean(), dist.median()
     ax.axvline(mean, color="black", linestyle="--", linewidth=1.2, label=f"mean {fmt_num(mean)}")
     ax.axvline(
         median, color="black", linestyle=":", linewidth=1.5, label=f"median {fmt_num(median)}"
     )
-    beyond = int(np.count_nonzero(values > edges[-1]))
+    beyond = dist.count_above(edges[-1])
     if beyond:
         ax.set_xlabel(f"{xlabel} ({beyond:,} longer not shown)")
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
@@ -90,16 +104,17 @@ def _histogram_panel(ax, values: np.ndarray, xlabel: str, hatch: str | None) -> 
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
 
 
-def survival_chart(x: np.ndarray, s: np.ndarray, title: str) -> Figure:
-    """Survival curve P(length > x) against x cards, as from :func:`analysis.stats.survival`,
-    on a logarithmic y axis (so the rare very long deals stay visible)."""
-    fig = _new_figure(title, 8, 4.5)
+def survival_chart(x: np.ndarray, s: np.ndarray, title: str, unit: str = "cards") -> Figure:
+    """Survival curve P(length > x) against x (in ``unit``: cards played, turns …), as from
+    :meth:`analysis.distribution.Distribution.survival`, on a logarithmic y axis (so the
+    rare very long deals stay visible)."""
+    fig = new_figure(title, 8, 4.5)
     ax = fig.subplots()
-    ax.set_xlabel("x (cards played)")
-    ax.set_ylabel("P(deal lasts more than x cards)")
+    ax.set_xlabel("x (cards played)" if unit == "cards" else f"x ({unit})")
+    ax.set_ylabel(f"P(deal lasts more than x {unit})")
     keep = s > 0  # a log axis cannot show the final 0
     if not keep.any():
-        _no_data(ax, "deal longer than another")
+        no_data(ax, "deal longer than another")
         return fig
     ax.step(x[keep], s[keep], where="post", color="black", linewidth=1.2)
     ax.set_yscale("log")
@@ -108,15 +123,16 @@ def survival_chart(x: np.ndarray, s: np.ndarray, title: str) -> Figure:
     return fig
 
 
-def win_share_chart(shares: pd.DataFrame, title: str) -> Figure:
+def win_share_chart(shares: pd.DataFrame, title: str, unit: str = "deals") -> Figure:
     """Win share per seat with Wilson error bars and a dashed line at the equal share 1/n.
 
-    ``shares`` is the table from :func:`analysis.stats.win_shares`; its "no winner" row is
-    left out of the chart. Each point is labelled with its percentage.
+    ``shares`` is the table from :func:`analysis.stats.win_share_table`; its "no winner"
+    row is left out of the chart. Each point is labelled with its percentage. ``unit``
+    names what was won (``deals``, ``matches``).
     """
     seats = shares[shares["seat"] >= 0]
     players = len(seats)
-    fig = _new_figure(title, 7, 4.5)
+    fig = new_figure(title, 7, 4.5)
     ax = fig.subplots()
     x = seats["seat"].to_numpy()
     y = seats["share"].to_numpy()
@@ -152,38 +168,42 @@ def win_share_chart(shares: pd.DataFrame, title: str) -> Figure:
     ax.set_xlim(-0.6, players - 0.4)
     ax.margins(y=0.25)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_ylabel("share of all deals won")
+    ax.set_ylabel(f"share of all {unit} won")
     ax.grid(True, axis="y", color="0.85", linewidth=0.6)
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
     return fig
 
 
-def score_chart(scores: pd.DataFrame, title: str, ylabel: str = "score") -> Figure:
-    """Distribution of each seat's score: one box per column of ``scores`` (a column per
-    seat, a row per game; its name labels the box) showing quartiles and the 10th-90th
-    percentile whiskers, with the mean as a white diamond. Black and white only."""
-    fig = _new_figure(title, max(6, 1.3 * scores.shape[1] + 3), 4.5)
+def score_chart(scores: Mapping[str, Distribution], title: str, ylabel: str = "score") -> Figure:
+    """Distribution of each seat's score: one box per entry of ``scores`` (label → the
+    distribution of that seat's score over the games) showing quartiles and the
+    10th-90th percentile whiskers, with the mean as a white diamond. Black and white only."""
+    fig = new_figure(title, max(6, 1.3 * len(scores) + 3), 4.5)
     ax = fig.subplots()
-    data = [np.asarray(scores[c], dtype=float) for c in scores.columns]
-    if not scores.shape[0]:
-        _no_data(ax, "games")
+    if not scores or not all(d.n for d in scores.values()):
+        no_data(ax, "games")
         return fig
-    ax.boxplot(
-        data,
-        whis=(10, 90),
+    boxes = [{**dist.box_stats((10, 90)), "label": label} for label, dist in scores.items()]
+    ax.bxp(
+        boxes,
         showfliers=False,
+        showmeans=True,
         patch_artist=True,
         widths=0.55,
         boxprops={"facecolor": "0.85", "edgecolor": "black", "hatch": "//"},
         medianprops={"color": "black", "linewidth": 2},
         whiskerprops={"color": "black"},
         capprops={"color": "black"},
+        meanprops={
+            "marker": "D",
+            "markerfacecolor": "white",
+            "markeredgecolor": "black",
+            "markersize": 7,
+        },
     )
-    means = [d.mean() for d in data]
-    positions = np.arange(1, len(data) + 1)
     ax.plot(
-        positions,
-        means,
+        [],
+        [],
         linestyle="none",
         marker="D",
         markerfacecolor="white",
@@ -193,9 +213,98 @@ def score_chart(scores: pd.DataFrame, title: str, ylabel: str = "score") -> Figu
     )
     ax.plot([], [], color="black", linewidth=2, label="median")
     ax.plot([], [], color="black", linewidth=1, label="box: quartiles; whiskers: 10th–90th pct")
-    ax.set_xticks(positions, [str(c) for c in scores.columns])
     ax.set_ylabel(ylabel)
     ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     ax.grid(True, axis="y", color="0.85", linewidth=0.6)
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=3, frameon=False)
+    return fig
+
+
+def convergence_chart(
+    table: pd.DataFrame, title: str, first_label: str, length_label: str, players: int
+) -> Figure:
+    """The headline estimates against games played, on a log axis: left, the first seat's
+    win share with its 95% Wilson band and the equal share 1/``players`` dashed; right, the
+    mean length with its 95% band. ``table`` is :meth:`analysis.convergence.Convergence.table`.
+    """
+    fig = new_figure(title, 10, 4.3)
+    left, right = fig.subplots(1, 2)
+    games = table["games"].to_numpy()
+    panels = (
+        (left, "share", "lo", "hi", "o", f"{first_label} win share"),
+        (right, "mean", "mean_lo", "mean_hi", "s", f"mean {length_label}"),
+    )
+    for ax, mid, lo, hi, marker, label in panels:
+        ax.fill_between(
+            games,
+            table[lo],
+            table[hi],
+            color="0.85",
+            hatch="...",
+            edgecolor="0.55",
+            linewidth=0,
+            label="95% interval",
+        )
+        ax.plot(games, table[mid], color="black", marker=marker, markersize=4, label=label)
+        ax.axhline(
+            table[mid].iloc[-1], color="black", linestyle=":", linewidth=1, label="whole run"
+        )
+        ax.set_xscale("log")
+        ax.set_xlabel("deals played (log scale)")
+        ax.grid(True, which="major", color="0.85", linewidth=0.6)
+    left.axhline(
+        1 / players,
+        color="0.4",
+        linestyle="--",
+        linewidth=1.2,
+        label=f"equal share {100 / players:.1f}%",
+    )
+    left.yaxis.set_major_formatter(PercentFormatter(1.0))
+    left.set_ylabel(f"{first_label} win share")
+    right.set_ylabel(f"mean {length_label}")
+    for ax in (left, right):
+        ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
+    return fig
+
+
+def tournament_heatmap(
+    matrix: pd.DataFrame, lo: pd.DataFrame, hi: pd.DataFrame, title: str
+) -> Figure:
+    """Head-to-head results of strategies as a grey heatmap: ``matrix.loc[a, b]`` is the
+    win share of row strategy ``a`` against column strategy ``b`` (a fraction), ``lo`` and
+    ``hi`` its 95% interval, all three with the same strategy names as index and columns.
+    Each cell is printed with its share and interval (white on dark cells); a missing
+    (NaN) cell, such as a strategy against itself, is hatched and left empty."""
+    if not (matrix.index.equals(lo.index) and matrix.index.equals(hi.index)) or not (
+        matrix.columns.equals(lo.columns) and matrix.columns.equals(hi.columns)
+    ):
+        raise ValueError("matrix, lo and hi must have the same index and columns")
+    rows, cols = matrix.shape
+    fig = new_figure(title, max(6, 1.5 * cols + 3), max(4, 0.9 * rows + 2))
+    ax = fig.subplots()
+    values = matrix.to_numpy(dtype=float)
+    shown = np.ma.masked_invalid(values)
+    finite = values[np.isfinite(values)]
+    vmin, vmax = (
+        (0.0, 1.0) if finite.size == 0 else (min(finite.min(), 0.5), max(finite.max(), 0.5))
+    )
+    image = ax.imshow(shown, cmap="Greys", vmin=vmin, vmax=vmax, aspect="auto")
+    middle = (vmin + vmax) / 2
+    for i in range(rows):
+        for j in range(cols):
+            value = values[i, j]
+            if not np.isfinite(value):
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="xx", edgecolor="0.6")
+                )
+                continue
+            text = f"{100 * value:.1f}%\n{100 * lo.iat[i, j]:.1f}–{100 * hi.iat[i, j]:.1f}"
+            colour = "white" if value > middle else "black"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
+    ax.set_xticks(range(cols), [str(c) for c in matrix.columns])
+    ax.set_yticks(range(rows), [str(r) for r in matrix.index])
+    ax.set_xlabel("against (column)")
+    ax.set_ylabel("strategy (row)")
+    bar = fig.colorbar(image, ax=ax, format=PercentFormatter(1.0))
+    bar.set_label("win share of row against column")
     return fig

@@ -2,31 +2,35 @@
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from analysis import plots
+from analysis.bootstrap import mean_interval
+from analysis.convergence import Convergence
 from analysis.describe import (
     chart_title,
-    fmt_ci,
     fmt_int,
+    fmt_num,
     fmt_pct,
+    fmt_range,
+    fmt_share_pm,
+    fmt_wilson,
     game_name,
     is_default_rule,
     non_default_rules,
     players_adjective,
     rule_text,
 )
-from analysis.document import Block, Chart, Heading, Paragraph, Table, to_html, to_markdown
-from analysis.errors import ReportError
-from analysis.load import Run, family, load_run
+from analysis.document import Block, Chart, Heading, Paragraph, Table
+from analysis.load import RunFolder, open_run, scan
+from analysis.output import write_document
 from analysis.sections import (
+    BOOTSTRAP_NOTE,
+    convergence_section,
     count_text,
     end_table,
     incomplete_text,
@@ -35,7 +39,8 @@ from analysis.sections import (
     win_table,
 )
 from analysis.shedding import build_shedding_report
-from analysis.stats import end_reasons, length_summary, survival, win_shares
+from analysis.stats import end_reason_table, length_summary, win_share_table
+from analysis.tally import FirstRows, LabelCounts, Longest, Values, WinCounts, where_in, where_not
 
 #: Longest list of cycle games printed; beyond it the report gives the count only.
 MAX_CYCLES_LISTED = 1000
@@ -51,82 +56,106 @@ def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
     """Write ``report.html``, ``report.md`` and ``charts/*.png|svg`` into the run folder
     (Beggar-My-Neighbour or a shedding game).
 
-    ``top`` is how many of the longest deals to list. Every file is written under a
-    temporary name and renamed into place. Returns ``(html_path, markdown_path)``.
-    Raises :class:`ReportError` when the folder cannot be read or written.
+    ``top`` is how many of the longest deals to list. The games are read in batches of
+    the columns the report needs, so memory stays bounded whatever the run's size. Every
+    file is written under a temporary name and renamed into place. Returns ``(html_path,
+    markdown_path)``. Raises :class:`ReportError` when the folder cannot be read or written.
     """
-    run = load_run(run_dir)
+    run = open_run(run_dir)
     blocks, figures = build_report(run, top)
-    png = {name: _render(fig, "png") for name, fig in figures.items()}
-    charts_dir = run.path / "charts"
-    html_path, md_path = run.path / "report.html", run.path / "report.md"
-    try:
-        charts_dir.mkdir(exist_ok=True)
-        for name, fig in figures.items():
-            _write_atomic(charts_dir / f"{name}.png", png[name])
-            _write_atomic(charts_dir / f"{name}.svg", _render(fig, "svg"))
-        _write_atomic(md_path, to_markdown(blocks).encode("utf-8"))
-        page = to_html(blocks, f"{game_name(run.meta['game'])} report", png)
-        _write_atomic(html_path, page.encode("utf-8"))
-    except OSError as exc:
-        raise ReportError(
-            f"{exc.filename or run.path}: cannot write report: {exc.strerror}"
-        ) from exc
-    return html_path, md_path
+    return write_document(run.path, blocks, figures, f"{game_name(run.meta['game'])} report")
 
 
-def build_report(run: Run, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
-    """The report's blocks and its charts (chart name → Figure), from one pass of statistics:
-    Beggar-My-Neighbour's, or a shedding game's (:func:`analysis.shedding.build_shedding_report`)."""
-    if family(run.meta["game"]) == "shedding":
+def build_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
+    """The report's blocks and its charts (chart name → Figure), from one pass over the
+    games: Beggar-My-Neighbour's, or a shedding game's
+    (:func:`analysis.shedding.build_shedding_report`)."""
+    if run.family == "shedding":
         return build_shedding_report(run, top)
-    games, meta = run.games, run.meta
-    ended = games[games["end"] != "cycle"]
-    cycles = games[games["end"] == "cycle"]
-    cards, tricks = length_summary(ended["cards"]), length_summary(ended["tricks"])
-    shares = win_shares(games, run.players)
-    reasons = end_reasons(games)
-    title = chart_title(meta, len(games))
+    meta, players = run.meta, run.players
+    ended = where_not("end", ["cycle"])
+    wins, ends, cards, tricks, longest, cycles, convergence = scan(
+        run,
+        lambda: [
+            WinCounts(players),
+            LabelCounts("end"),
+            Values("cards", ended, needs=("end",)),
+            Values("tricks", ended, needs=("end",)),
+            Longest(top, "cards", ("tricks", "winner", "end"), ended, needs=("end",)),
+            FirstRows(
+                MAX_CYCLES_LISTED,
+                ("cards", "tricks", "cycle_cards", "cycle_tricks"),
+                where_in("end", ["cycle"]),
+                needs=("end",),
+            ),
+            Convergence(run.rows, players, "cards", ended, needs=("end",)),
+        ],
+    )
+    n = wins.n
+    summaries = {"cards": length_summary(cards.dist), "tricks": length_summary(tricks.dist)}
+    intervals = {"cards": mean_interval(cards.dist), "tricks": mean_interval(tricks.dist)}
+    shares = win_share_table(wins.seats)
+    reasons = end_reason_table(ends.counts)
+    title = chart_title(meta, n)
     deal, replayable = _deal_text(meta)
+    table = convergence.table()
 
     figures = {
-        "length_histogram": plots.length_histogram(ended["cards"], ended["tricks"], title),
-        "survival": plots.survival_chart(*survival(ended["cards"]), title),
+        "length_histogram": plots.length_histogram(cards.dist, tricks.dist, title),
+        "survival": plots.survival_chart(*cards.dist.survival(), title),
         "win_share": plots.win_share_chart(shares, title),
+        "convergence": plots.convergence_chart(table, title, "first seat", "cards", players),
     }
     blocks: list[Block] = [
         Heading(title, 1),
-        Paragraph(_summary(run, cards, shares, reasons)),
-        *_run_details(meta, len(games)),
-        *_length_section(cards, tricks, len(cycles)),
-        *_win_section(shares, run.players, len(games)),
+        Paragraph(_summary(meta, n, summaries["cards"], intervals["cards"], shares, reasons)),
+        *_run_details(meta, n),
+        *_length_section(summaries, intervals, cycles.count),
+        *_win_section(shares, players, n),
         *_end_section(reasons),
-        *_longest_section(ended, top, deal, replayable),
-        *_cycle_section(cycles, deal, replayable),
+        *convergence_section(
+            table,
+            "first seat",
+            "cards",
+            "The length covers the deals that ended. " if cycles.count else "",
+        ),
+        *_longest_section(longest.rows, deal, replayable),
+        *_cycle_section(cycles.rows, cycles.count, deal, replayable),
     ]
     return blocks, figures
 
 
-def _summary(run: Run, cards: dict, shares: pd.DataFrame, reasons: pd.DataFrame) -> str:
-    meta, n, players = run.meta, len(run.games), run.players
+def _summary(
+    meta: dict,
+    n: int,
+    cards: dict,
+    interval: tuple[float, float],
+    shares: pd.DataFrame,
+    reasons: pd.DataFrame,
+) -> str:
+    players = int(meta["players"])
     changed = non_default_rules(meta)
-    rules = f" ({', '.join(changed)})" if changed else ""
+    rules = ", ".join(changed) if changed else "default rules"
     first = shares.iloc[0]
-    equal = f", against an equal share of {fmt_pct(1 / players)}" if players > 2 else ""
     text = (
-        f"In {fmt_int(n)} {players_adjective(players)} deals of {game_name(meta['game'])}{rules}, "
-        f"the first seat won {fmt_pct(first['share'])} "
-        f"(95% CI {fmt_ci(first['lo'], first['hi'])}){equal}; "
+        f"In {players_adjective(players)} {game_name(meta['game'])} ({rules}; "
+        f"{count_text(n, 'deal')}), the first seat wins "
+        f"{fmt_share_pm(first['share'], first['lo'], first['hi'])} of deals "
+        f"(95% Wilson interval {fmt_wilson(first['lo'], first['hi'])}, against an equal share of "
+        f"{fmt_pct(1 / players)}); "
     )
     n_cycles = int(reasons.loc["cycle", "count"])
-    lasted = f"lasted {cards['mean']:,.0f} cards on average (median {cards['median']:,.0f})"
+    lasted = (
+        f"last {fmt_num(cards['mean'])} cards on average (95% CI {fmt_range(*interval)}; "
+        f"median {fmt_num(cards['median'])})"
+    )
     if n_cycles == n:
         text += "no deal ended: every one was caught in a cycle"
     elif n_cycles:
-        text += f"the deals that ended {lasted}; {_count(n_cycles, 'deal')} never ended, "
+        text += f"the deals that end {lasted}; {_count(n_cycles, 'deal')} never ended, "
         text += "caught in a cycle"
     else:
-        text += f"games {lasted}; 0 deals never ended"
+        text += f"deals {lasted}; 0 deals never ended"
     n_limit = int(reasons.loc["time_limit", "count"])
     if n_limit:
         text += f"; {_count(n_limit, 'deal')} stopped at the time limit"
@@ -141,7 +170,9 @@ def _run_details(meta: dict, n_games: int) -> list[Block]:
     return run_details(meta, n_games, rule_rows)
 
 
-def _length_section(cards: dict, tricks: dict, n_cycles: int) -> list[Block]:
+def _length_section(
+    summaries: dict[str, dict], intervals: dict[str, tuple[float, float]], n_cycles: int
+) -> list[Block]:
     scope = (
         f"Lengths are of the deals that ended; the {_count(n_cycles, 'cycle deal')} "
         "never end and are left out. "
@@ -152,9 +183,10 @@ def _length_section(cards: dict, tricks: dict, n_cycles: int) -> list[Block]:
         Heading("Game length"),
         Paragraph(
             f"{scope}Length in cards is the number of cards played; in tricks, the number "
-            "of piles taken (the final pile included). Percentiles are interpolated."
+            "of piles taken (the final pile included). Percentiles are interpolated. "
+            f"{BOOTSTRAP_NOTE}"
         ),
-        length_table((("cards", cards), ("tricks", tricks))),
+        length_table(list(summaries.items()), list(intervals.values())),
         Chart("length_histogram", "Histograms of game length in cards and in tricks"),
         Paragraph(
             "The survival curve gives the share of deals lasting more than x cards; "
@@ -183,11 +215,10 @@ def _end_section(reasons: pd.DataFrame) -> list[Block]:
 
 
 def _longest_section(
-    ended: pd.DataFrame, top: int, deal: Callable[[int], str], replayable: bool
+    longest: pd.DataFrame, deal: Callable[[int], str], replayable: bool
 ) -> list[Block]:
-    if ended.empty:
+    if longest.empty:
         return [Heading("Longest deals"), Paragraph("No deal ended.")]
-    longest = ended.sort_values(["cards", "game"], ascending=[False, True]).head(top)
     rows = [
         [str(g.game), fmt_int(g.cards), fmt_int(g.tricks), _winner(g.winner), g.end, deal(g.game)]
         for g in longest.itertuples()
@@ -203,16 +234,15 @@ def _longest_section(
 
 
 def _cycle_section(
-    cycles: pd.DataFrame, deal: Callable[[int], str], replayable: bool
+    listed: pd.DataFrame, n_cycles: int, deal: Callable[[int], str], replayable: bool
 ) -> list[Block]:
     blocks: list[Block] = [Heading("Cycles")]
-    if cycles.empty:
+    if not n_cycles:
         return [*blocks, Paragraph("No deal cycled: every deal ended.")]
-    listed = cycles.head(MAX_CYCLES_LISTED)
-    shown = f"; the first {fmt_int(len(listed))} are listed" if len(listed) < len(cycles) else ""
+    shown = f"; the first {fmt_int(len(listed))} are listed" if len(listed) < n_cycles else ""
     blocks.append(
         Paragraph(
-            f"{_count(len(cycles), 'deal')} never ended{shown}. Cards and tricks count play up to "
+            f"{_count(n_cycles, 'deal')} never ended{shown}. Cards and tricks count play up to "
             "the trick after which the state first repeats; the cycle columns give the length "
             f"of the loop. {_replay_hint(replayable)}"
         )
@@ -260,22 +290,3 @@ def _winner(seat: int) -> str:
 
 
 _count = count_text
-
-
-def _render(fig: Figure, fmt: str) -> bytes:
-    buf = io.BytesIO()
-    # Fixed salt and no date make the SVG identical from one run to the next.
-    with rc_context({"svg.hashsalt": "cardsim"}):
-        fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
-    return buf.getvalue()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename, so
-    readers never see a half-written file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

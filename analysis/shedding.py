@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
 from analysis import plots
+from analysis.bootstrap import mean_interval
+from analysis.convergence import Convergence
 from analysis.describe import (
     chart_title,
     fmt_ci,
     fmt_int,
     fmt_num,
     fmt_pct,
+    fmt_points,
+    fmt_range,
+    fmt_share_pm,
+    fmt_wilson,
     game_name,
     non_default_rules,
     shedding_rules,
     strategies_text,
 )
 from analysis.document import Block, Chart, Heading, Paragraph, Table
-from analysis.load import Run
+from analysis.load import RunFolder, scan
+from analysis.matches import has_matches, matches_section, matches_summary, read_matches
+from analysis.scores import OthersByFinish, multiplier_section, score_section
 from analysis.sections import (
+    BOOTSTRAP_NOTE,
+    convergence_section,
     count_text,
     end_table,
     incomplete_text,
@@ -29,17 +40,13 @@ from analysis.sections import (
 )
 from analysis.stats import (
     SHEDDING_END_REASONS,
-    end_reasons,
-    finish_ranks,
+    end_reason_table,
     first_seat_advantage,
     length_summary,
-    others_score_by_finish,
-    score_summary,
-    seat_columns,
-    seat_strategies,
     strategy_shares,
-    win_shares,
+    win_share_table,
 )
+from analysis.tally import LabelCounts, Longest, Values, WinCounts, lead_column, where_in
 
 #: The counts of a game, in the order of the length table: (column, row label).
 LENGTH_UNITS = (
@@ -50,19 +57,6 @@ LENGTH_UNITS = (
     ("wilds", "suits named"),
     ("reshuffles", "reshuffles"),
 )
-
-SCORING_MEANINGS = {
-    "penalty": (
-        "each losing seat scores the points left in its hand, the winner 0, so lower is better"
-    ),
-    "winner_collects": (
-        "the winner scores the points left in every other hand, the others 0, so higher is better"
-    ),
-    "minus_hand": (
-        "each losing seat scores minus the points left in its hand, the winner 0, so "
-        "higher is better"
-    ),
-}
 
 
 def end_meanings(rules: dict) -> dict[str, str]:
@@ -91,78 +85,151 @@ def end_meanings(rules: dict) -> dict[str, str]:
     }
 
 
-def build_shedding_report(run: Run, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
-    """The shedding report's blocks and its charts (chart name → Figure)."""
-    games, meta, players = run.games, run.meta, run.players
+def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
+    """The shedding report's blocks and its charts (chart name → Figure), from one pass over
+    the games (and one over ``matches.parquet`` when the run has one)."""
+    meta, players = run.meta, run.players
     rules = meta.get("rules", {})
-    n = len(games)
-    title = chart_title(meta, n)
-    strategies = seat_strategies(games, players, meta)
-    shares = win_shares(games, players)
-    by_strategy = strategy_shares(games, strategies) if strategies else None
-    advantage = first_seat_advantage(shares, players)
-    lengths = {col: length_summary(games[col]) for col, _ in LENGTH_UNITS if col in games}
-    reasons = end_reasons(games, SHEDDING_END_REASONS)
-    scores = score_summary(games, players)
+    strategies = seat_strategies(run)
+    lead = lead_column(run)
+    rotating = "deal" in run.columns or rules.get("first_seat", "seat0") != "seat0"
     multipliers = rules.get("finish_multiplier") or {}
+    units = [(col, label) for col, label in LENGTH_UNITS if col in run.columns]
+    per_seat = [
+        f"{prefix}_{seat}"
+        for prefix in ("cards_left", "points", "score")
+        for seat in range(players)
+        if f"{prefix}_{seat}" in run.columns
+    ]
 
-    score_frame = seat_columns(games, "score", players)
-    score_frame = score_frame.set_axis(
-        [c.replace("score_", "seat ") for c in score_frame.columns], axis=1
-    )
+    def accumulators() -> list:
+        found = [
+            WinCounts(players, lead),
+            LabelCounts("end"),
+            Convergence(run.rows, players, "turns", lead=lead),
+            Longest(top, "turns", ("plays", "draws", "winner", "end")),
+            *(Values(col) for col, _ in units),
+            *(Values(col) for col in per_seat),
+        ]
+        if multipliers:
+            found += [
+                LabelCounts("finish_rank", where_in("end", ["out"]), needs=("end",)),
+                OthersByFinish(players, multipliers),
+            ]
+        return found
+
+    wins, ends, convergence, longest, *rest = scan(run, accumulators)
+    dists = {acc.column: acc.dist for acc in rest[: len(units) + len(per_seat)]}
+    finish = rest[len(units) + len(per_seat) :]
+    n = wins.n
+    title = chart_title(meta, n)
+    shares = win_share_table(wins.seats)
+    positions = win_share_table(wins.positions, position_labels(players)) if lead else None
+    first = positions if positions is not None else shares
+    if not rotating:
+        positions = None  # seat 0 always leads: the positions are the seats
+    by_strategy = strategy_shares(wins.seats, strategies) if strategies else None
+    advantage = first_seat_advantage(first, players)
+    lengths = {col: length_summary(dists[col]) for col, _ in units}
+    intervals = {col: mean_interval(dists[col]) for col, _ in units}
+    reasons = end_reason_table(ends.counts, SHEDDING_END_REASONS)
+    table = convergence.table()
+    matches = read_matches(run) if has_matches(run) else None
+
     figures = {
         "length_histogram": plots.histograms(
             [
-                (games["turns"], "turns per deal"),
-                (games["plays"], "cards played per deal"),
-                (games["draws"], "cards drawn per deal"),
+                (dists["turns"], "turns per deal"),
+                (dists["plays"], "cards played per deal"),
+                (dists["draws"], "cards drawn per deal"),
             ],
             title,
         ),
+        "survival": plots.survival_chart(*dists["turns"].survival(), title, "turns"),
         "win_share": plots.win_share_chart(shares, title),
-        "score_distribution": plots.score_chart(score_frame, title, "score per deal"),
+        "score_distribution": plots.score_chart(
+            {f"seat {s}": dists[f"score_{s}"] for s in range(players) if f"score_{s}" in dists},
+            title,
+            "score per deal",
+        ),
+        "convergence": plots.convergence_chart(table, title, "first seat", "turns", players),
     }
     blocks: list[Block] = [
         Heading(title, 1),
-        Paragraph(_summary(run, strategies, shares, advantage, lengths, reasons)),
+        Paragraph(
+            _summary(
+                run, n, strategies, first, lead, advantage, lengths, intervals, reasons, matches
+            )
+        ),
         *_details(meta, n, strategies),
-        *_win_section(shares, advantage, by_strategy, players, n, rules),
-        *_length_section(lengths),
+        *_win_section(shares, positions, advantage, by_strategy, players, n, rules),
+        *_length_section(lengths, intervals),
         Heading("End reasons"),
         end_table(reasons, end_meanings(rules)),
-        *_score_section(scores, strategies, rules),
-        *_multiplier_section(games, players, multipliers),
-        *_longest_section(games, top, meta, strategies),
+        *score_section(dists, players, strategies, rules),
+        *(multiplier_section(*finish, multipliers) if multipliers else []),
+    ]
+    if matches is not None:
+        match_blocks, match_figures = matches_section(matches, meta)
+        blocks += match_blocks
+        figures |= match_figures
+    blocks += [
+        *convergence_section(table, "first seat", "turns"),
+        *_longest_section(longest.rows, meta, strategies),
     ]
     return blocks, figures
 
 
-def _summary(run, strategies, shares, advantage, lengths, reasons) -> str:
-    meta, n, players = run.meta, len(run.games), run.players
+def position_labels(players: int) -> list[str]:
+    """Names of the seats relative to the deal's leader: ``leader``, ``leader + 1`` …"""
+    return ["leader"] + [f"leader + {k}" for k in range(1, players)]
+
+
+def seat_strategies(run: RunFolder) -> list[str]:
+    """Each seat's strategy: from ``run.json``'s ``strategies`` when it has one per seat,
+    else from the ``strategy_<i>`` columns' first game; ``[]`` when neither."""
+    listed = run.meta.get("strategies")
+    if isinstance(listed, list) and len(listed) == run.players:
+        return [str(s) for s in listed]
+    columns = [f"strategy_{seat}" for seat in range(run.players)]
+    if not all(c in run.columns for c in columns):
+        return []
+    first = pq.ParquetFile(run.games_path).iter_batches(batch_size=1, columns=columns)
+    row = next(first).to_pylist()[0]
+    return [str(row[c]) for c in columns]
+
+
+def _summary(
+    run, n, strategies, first, lead, advantage, lengths, intervals, reasons, matches
+) -> str:
+    meta, players = run.meta, run.players
     rules = meta.get("rules", {})
-    context = [strategies_text(strategies)] if strategies else []
+    context = [count_text(n, "deal")]
+    if strategies:
+        context.append(strategies_text(strategies))
     changed = non_default_rules(meta)
-    if changed:
-        context.append("rules changed: " + ", ".join(changed))
-    context_text = f" ({'; '.join(context)})" if context else ""
-    first = shares.iloc[0]
-    who = "the first seat" if rules.get("first_seat", "seat0") == "seat0" else "seat 0"
+    context.append("rules changed: " + ", ".join(changed) if changed else "default rules")
+    lead = first.iloc[0]
+    random_first = rules.get("first_seat", "seat0") != "seat0"
+    who = "seat 0" if random_first and lead is None else "the first seat"
     text = (
-        f"In {count_text(n, 'deal')} of {players}-player {game_name(meta['game'])}"
-        f"{context_text}, {who} wins {fmt_pct(first['share'])} of deals "
-        f"(95% Wilson interval {fmt_ci(first['lo'], first['hi'])}), against an equal share "
+        f"In {players}-player {game_name(meta['game'])} ({'; '.join(context)}), {who} wins "
+        f"{fmt_share_pm(lead['share'], lead['lo'], lead['hi'])} of deals "
+        f"(95% Wilson interval {fmt_wilson(lead['lo'], lead['hi'])}), against an equal share "
         f"of {fmt_pct(1 / players)}: an advantage of {_points(advantage['diff'])} "
         f"({_points(advantage['lo'])} to {_points(advantage['hi'])})"
     )
-    if who == "seat 0":
+    if random_first:
         text += " (the first seat is drawn at random each deal)"
+    elif "deal" in run.columns:
+        text += " (in a match the lead rotates; the first seat is the one leading the deal)"
     turns, plays, draws = lengths["turns"], lengths["plays"], lengths["draws"]
     text += (
-        f"; games last {fmt_num(turns['mean'])} turns on average (median "
-        f"{fmt_num(turns['median'])}), with {fmt_num(plays['mean'])} cards played and "
-        f"{fmt_num(draws['mean'])} drawn."
+        f"; deals last {fmt_num(turns['mean'])} turns on average (95% CI "
+        f"{fmt_range(*intervals['turns'])}; median {fmt_num(turns['median'])}), with "
+        f"{fmt_num(plays['mean'])} cards played and {fmt_num(draws['mean'])} drawn."
     )
-    no_winner = shares.iloc[-1]
+    no_winner = first.iloc[-1]
     ends = [
         f"{fmt_pct(row['share'])} `{reason}`" for reason, row in reasons.iterrows() if row["count"]
     ]
@@ -172,12 +239,12 @@ def _summary(run, strategies, shares, advantage, lengths, reasons) -> str:
         if no_winner["wins"]
         else "; every deal had a winner."
     )
+    if matches is not None:
+        text += " " + matches_summary(matches)
     return text + incomplete_text(meta, n)
 
 
-def _points(diff: float) -> str:
-    """A difference of shares in percentage points: ``+2.1 pts``."""
-    return f"{100 * diff:+.1f} pts"
+_points = fmt_points
 
 
 def _details(meta: dict, n: int, strategies: list[str]) -> list[Block]:
@@ -199,12 +266,23 @@ def _details(meta: dict, n: int, strategies: list[str]) -> list[Block]:
     return run_details(meta, n, rule_rows, extra)
 
 
-def _win_section(shares, advantage, by_strategy, players, n, rules) -> list[Block]:
+def _win_section(shares, positions, advantage, by_strategy, players, n, rules) -> list[Block]:
     leads = (
         "Seat 0 plays first."
         if rules.get("first_seat", "seat0") == "seat0"
         else "The first seat is drawn at random each deal."
     )
+    if positions is not None:
+        rotation = (
+            f"In a match the lead rotates (deal k is led by seat k mod {players})"
+            if rules.get("first_seat", "seat0") == "seat0"
+            else "The first seat is drawn at random each deal"
+        )
+        leads = (
+            f"{rotation}, so a seat's share mixes the positions; the second table counts "
+            "wins by position relative to the seat that led the deal."
+        )
+    first = "the leader's" if positions is not None else "seat 0's"
     blocks: list[Block] = [
         Heading("Win share by seat"),
         Paragraph(
@@ -213,8 +291,12 @@ def _win_section(shares, advantage, by_strategy, players, n, rules) -> list[Bloc
             f"{fmt_pct(1 / players)}. {leads} Intervals are 95% Wilson score intervals."
         ),
         win_table(shares),
+    ]
+    if positions is not None:
+        blocks.append(win_table(positions, "position"))
+    blocks += [
         Paragraph(
-            f"First seat's advantage (seat 0's share minus 1/{players}): "
+            f"First seat's advantage ({first} share minus 1/{players}): "
             f"{_points(advantage['diff'])}, 95% CI {_points(advantage['lo'])} to "
             f"{_points(advantage['hi'])}."
         ),
@@ -258,106 +340,30 @@ def _win_section(shares, advantage, by_strategy, players, n, rules) -> list[Bloc
     return blocks
 
 
-def _length_section(lengths: dict) -> list[Block]:
+def _length_section(lengths: dict, intervals: dict) -> list[Block]:
+    columns = [col for col, _ in LENGTH_UNITS if col in lengths]
     return [
         Heading("Game length"),
         Paragraph(
             "Turns taken (a skipped seat takes none; an extra play is no new turn), cards "
             "played, cards drawn (penalties included, not the deal), passes, suits named "
-            "and reshuffles per deal, over every deal. Percentiles are interpolated."
+            "and reshuffles per deal, over every deal. Percentiles are interpolated. "
+            f"{BOOTSTRAP_NOTE}"
         ),
-        length_table([(label, lengths[col]) for col, label in LENGTH_UNITS if col in lengths]),
+        length_table(
+            [(label, lengths[col]) for col, label in LENGTH_UNITS if col in lengths],
+            [intervals[col] for col in columns],
+        ),
         Chart("length_histogram", "Histograms of turns, cards played and cards drawn per deal"),
-    ]
-
-
-def _score_section(scores: pd.DataFrame, strategies: list[str], rules: dict) -> list[Block]:
-    scoring = rules.get("scoring", "")
-    meaning = SCORING_MEANINGS.get(scoring, "")
-    multiplier = (
-        " When the winner went out on a rank with a finishing multiplier, the others' "
-        "points are multiplied by it."
-        if rules.get("finish_multiplier")
-        else ""
-    )
-    rows = [
-        [
-            f"seat {seat}",
-            strategies[seat] if seat < len(strategies) else "",
-            fmt_num(row.cards_left_mean),
-            fmt_num(row.points_mean),
-            fmt_num(row.score_mean),
-            fmt_num(row.score_p10),
-            fmt_num(row.score_median),
-            fmt_num(row.score_p90),
-        ]
-        for seat, row in scores.iterrows()
-    ]
-    columns = [
-        "seat",
-        "strategy",
-        "cards left",
-        "points",
-        "score",
-        "10th pct",
-        "median",
-        "90th pct",
-    ]
-    return [
-        Heading("Points and scores"),
         Paragraph(
-            f"Cards left and penalty points in hand at the end of the deal, and the deal's "
-            f"score, per seat: means, and the score's percentiles. Scoring is "
-            f"`{scoring or 'unknown'}`"
-            + (f": {meaning}." if meaning else ".")
-            + multiplier
-            + " A deal without a winner scores every seat its own hand."
+            "The survival curve gives the share of deals lasting more than x turns; its log "
+            "scale shows the rare very long deals."
         ),
-        Table(columns, rows, "llrrrrrr"),
-        Chart(
-            "score_distribution",
-            "Score per deal by seat: box of quartiles, whiskers at the 10th and 90th "
-            "percentiles, mean as a diamond",
-        ),
+        Chart("survival", "Survival curve: share of deals longer than x turns, log scale"),
     ]
 
 
-def _multiplier_section(games: pd.DataFrame, players: int, multipliers: dict) -> list[Block]:
-    if not multipliers:
-        return []
-    ranks = finish_ranks(games, multipliers)
-    n_out = int(ranks["count"].sum())
-    special = ", ".join(f"{rank} ×{m}" for rank, m in multipliers.items())
-    rank_rows = [
-        [str(rank), f"×{row.multiplier}", fmt_int(row.count), fmt_pct(row.share, 2)]
-        for rank, row in zip(ranks.index, ranks.itertuples(), strict=True)
-    ]
-    others = others_score_by_finish(games, players, multipliers)
-    other_rows = [
-        [label, fmt_int(row["games"]), fmt_num(row["mean"]), fmt_num(row["median"])]
-        for label, row in others.iterrows()
-    ]
-    return [
-        Heading("Finishing multipliers"),
-        Paragraph(
-            f"The rules multiply the losers' points when the winner goes out on {special}. "
-            f"Of the {count_text(n_out, 'deal')} won by going out, the winner's last card "
-            "was of these ranks:"
-        ),
-        Table(["last card", "multiplier", "deals", "share"], rank_rows, "lrrr"),
-        Paragraph(
-            "Mean score of the seats other than the winner, in deals won by going out, when "
-            "the last card carried a multiplier and when it did not (the median is of each "
-            "deal's mean over the others):"
-        ),
-        Table(["winner's last card", "deals", "others' mean score", "median"], other_rows, "lrrr"),
-    ]
-
-
-def _longest_section(
-    games: pd.DataFrame, top: int, meta: dict, strategies: list[str]
-) -> list[Block]:
-    longest = games.sort_values(["turns", "game"], ascending=[False, True]).head(top)
+def _longest_section(longest: pd.DataFrame, meta: dict, strategies: list[str]) -> list[Block]:
     rows = [
         [
             str(g.game),

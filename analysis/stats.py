@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
+
+from analysis.distribution import Distribution
 
 #: Every way a game can end, in report order: Beggar-My-Neighbour, the shedding games.
 END_REASONS = ("out", "cycle", "time_limit")
@@ -37,24 +40,26 @@ def wilson_interval(successes, n, confidence: float = 0.95):
     return lo, hi
 
 
-def win_shares(games: pd.DataFrame, players: int, confidence: float = 0.95) -> pd.DataFrame:
-    """Wins per seat as a share of all games, with Wilson intervals.
+def win_share_table(
+    wins: np.ndarray, labels: Sequence[str] | None = None, confidence: float = 0.95
+) -> pd.DataFrame:
+    """Win shares with Wilson intervals from counts: ``wins`` has shape (players + 1,), one
+    count per seat and last the games with no winner (as :class:`analysis.tally.WinCounts`
+    keeps them); shares are of all games.
 
-    One row per seat ``0 .. players-1`` and a last row with ``seat == -1`` for games with
-    no winner (cycles, tied time limits). Columns: ``seat``, ``label`` ("seat 0", ...,
-    "no winner"), ``wins`` (int), ``share``, ``lo``, ``hi`` (fractions of all games, so
-    games without a winner count in every seat's denominator).
+    Columns: ``seat`` (0 … players − 1, then −1), ``label`` ("seat 0", …, "no winner", or
+    ``labels`` for the seats), ``wins`` (int64), ``share``, ``lo``, ``hi`` (fractions).
     """
-    winners = games["winner"].to_numpy()
-    counts = np.bincount(winners[winners >= 0], minlength=players)
-    wins = np.append(counts, np.count_nonzero(winners < 0))
-    total = len(winners)
+    wins = np.asarray(wins, dtype=np.int64)
+    players = wins.size - 1
+    total = int(wins.sum())
+    names = list(labels) if labels is not None else [f"seat {s}" for s in range(players)]
     lo, hi = wilson_interval(wins, total, confidence)
     return pd.DataFrame(
         {
             "seat": [*range(players), -1],
-            "label": [*(f"seat {s}" for s in range(players)), "no winner"],
-            "wins": wins.astype(np.int64),
+            "label": [*names, "no winner"],
+            "wins": wins,
             "share": wins / total if total else np.full(len(wins), np.nan),
             "lo": lo,
             "hi": hi,
@@ -62,87 +67,87 @@ def win_shares(games: pd.DataFrame, players: int, confidence: float = 0.95) -> p
     )
 
 
-def length_summary(lengths: pd.Series) -> dict[str, float]:
-    """Summary of game lengths (in cards or tricks): mean, median, p10, p90, p99, max.
+def win_shares(games: pd.DataFrame, players: int, confidence: float = 0.95) -> pd.DataFrame:
+    """:func:`win_share_table` of a games table (its ``winner`` column): games with no
+    winner count in every seat's denominator."""
+    winners = games["winner"].to_numpy()
+    counts = np.bincount(winners[winners >= 0], minlength=players)
+    return win_share_table(np.append(counts, np.count_nonzero(winners < 0)), None, confidence)
 
-    Percentiles use linear interpolation, so they may fall between two integers. All
-    values are NaN for an empty series.
+
+def length_summary(lengths: Distribution | pd.Series | np.ndarray) -> dict[str, float]:
+    """Summary of game lengths (in cards, tricks, turns …): mean, median, p10, p90, p99, max.
+
+    ``lengths`` is a :class:`Distribution` or an integer array with one value per game.
+    Percentiles use linear interpolation, so they may fall between two integers. All values
+    are NaN when there are no games.
     """
-    values = np.asarray(lengths, dtype=float)
-    if values.size == 0:
+    dist = lengths if isinstance(lengths, Distribution) else Distribution.of(np.asarray(lengths))
+    if dist.n == 0:
         return dict.fromkeys(("mean", "median", "p10", "p90", "p99", "max"), float("nan"))
-    p10, median, p90, p99 = np.percentile(values, [10, 50, 90, 99])
+    p10, median, p90, p99 = dist.percentiles([10, 50, 90, 99])
     return {
-        "mean": float(values.mean()),
+        "mean": dist.mean(),
         "median": float(median),
         "p10": float(p10),
         "p90": float(p90),
         "p99": float(p99),
-        "max": float(values.max()),
+        "max": dist.max(),
     }
 
 
-def survival(lengths: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical survival function of game lengths.
+def survival(lengths: Distribution | pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical survival function of game lengths (a :class:`Distribution` or one value
+    per game).
 
     Returns ``(x, s)``: the distinct lengths in increasing order and ``s[i] = P(length >
     x[i])``, both of shape ``(k,)``; ``s`` ends at 0 (no game is longer than the longest).
     """
-    x, counts = np.unique(np.asarray(lengths), return_counts=True)
-    if x.size == 0:
-        return x, np.zeros(0)
-    s = 1.0 - np.cumsum(counts) / counts.sum()
-    s[-1] = 0.0  # exact, whatever the rounding of the cumulative sum
-    return x, s
+    dist = lengths if isinstance(lengths, Distribution) else Distribution.of(np.asarray(lengths))
+    return dist.survival()
 
 
-def end_reasons(games: pd.DataFrame, reasons: tuple[str, ...] = END_REASONS) -> pd.DataFrame:
-    """Count and share of games per end reason, indexed by reason.
-
-    Lists every reason in ``reasons`` (default :data:`END_REASONS`; the shedding games'
-    are :data:`SHEDDING_END_REASONS`) at 0 when absent, then any other reason found in
-    the data.
-    """
-    counts = games["end"].astype(str).value_counts()
-    order = [*reasons, *sorted(set(counts.index) - set(reasons))]
-    counts = counts.reindex(order, fill_value=0).astype(np.int64)
-    table = pd.DataFrame({"count": counts, "share": counts / len(games)})
+def end_reason_table(
+    counts: Mapping[str, int], reasons: tuple[str, ...] = END_REASONS
+) -> pd.DataFrame:
+    """Count and share of games per end reason, indexed by reason, from ``counts`` (reason →
+    games). Lists every reason in ``reasons`` (default :data:`END_REASONS`; the shedding
+    games' are :data:`SHEDDING_END_REASONS`) at 0 when absent, then any other reason found,
+    in alphabetical order; shares are of all games counted."""
+    total = sum(counts.values())
+    order = [*reasons, *sorted(set(k for k, v in counts.items() if v) - set(reasons))]
+    table = pd.DataFrame(
+        {"count": np.array([int(counts.get(r, 0)) for r in order], dtype=np.int64)}, index=order
+    )
+    table["share"] = table["count"] / total if total else np.nan
     table.index.name = "end"
     return table
 
 
-def seat_strategies(games: pd.DataFrame, players: int, meta: dict | None = None) -> list[str]:
-    """Each seat's strategy: from ``run.json``'s ``strategies`` when it has one per seat,
-    else from the ``strategy_<i>`` columns (their first row); ``[]`` when neither."""
-    listed = (meta or {}).get("strategies")
-    if isinstance(listed, list) and len(listed) == players:
-        return [str(s) for s in listed]
-    columns = [f"strategy_{seat}" for seat in range(players)]
-    if all(c in games.columns for c in columns) and len(games):
-        return [str(games[c].iloc[0]) for c in columns]
-    return []
+def end_reasons(games: pd.DataFrame, reasons: tuple[str, ...] = END_REASONS) -> pd.DataFrame:
+    """:func:`end_reason_table` of a games table's ``end`` column."""
+    return end_reason_table(games["end"].astype(str).value_counts().to_dict(), reasons)
 
 
 def strategy_shares(
-    games: pd.DataFrame, strategies: list[str], confidence: float = 0.95
+    seat_wins: np.ndarray, strategies: list[str], confidence: float = 0.95
 ) -> pd.DataFrame:
-    """Wins per strategy as a share of all games, with Wilson intervals.
+    """Wins per strategy as a share of all games, with Wilson intervals, from the wins per
+    seat (``seat_wins`` as :func:`win_share_table` takes it: one count per seat, then the
+    games with no winner) and each seat's strategy.
 
     One row per distinct strategy, in order of first seat. Columns: ``strategy``,
     ``seats`` (how many seats play it), ``wins`` (games won by any of those seats),
     ``share``, ``lo``, ``hi`` (fractions of all games), ``equal`` (``seats / players``,
     the share with equal chances) and ``per_seat`` (``share / seats``).
     """
-    winners = games["winner"].to_numpy()
+    seat_wins = np.asarray(seat_wins, dtype=np.int64)
     names = list(dict.fromkeys(strategies))
     seats = np.array([strategies.count(name) for name in names])
     wins = np.array(
-        [
-            np.isin(winners, [i for i, s in enumerate(strategies) if s == name]).sum()
-            for name in names
-        ]
+        [sum(int(seat_wins[i]) for i, s in enumerate(strategies) if s == name) for name in names]
     )
-    total = len(winners)
+    total = int(seat_wins.sum())
     lo, hi = wilson_interval(wins, total, confidence)
     share = wins / total if total else np.full(len(wins), np.nan)
     return pd.DataFrame(
@@ -162,7 +167,7 @@ def strategy_shares(
 def first_seat_advantage(shares: pd.DataFrame, players: int) -> dict[str, float]:
     """Seat 0's win share minus the equal share ``1/players``, with its interval (the
     Wilson interval of the share, shifted by the same constant): ``{"diff", "lo", "hi"}``
-    as fractions, from the table of :func:`win_shares`."""
+    as fractions, from the table of :func:`win_share_table`."""
     first = shares[shares["seat"] == 0].iloc[0]
     equal = 1 / players
     return {
@@ -172,93 +177,35 @@ def first_seat_advantage(shares: pd.DataFrame, players: int) -> dict[str, float]
     }
 
 
-def seat_columns(games: pd.DataFrame, prefix: str, players: int) -> pd.DataFrame:
-    """The per-seat columns ``<prefix>_0 .. <prefix>_<players-1>`` (those present)."""
-    return games[[c for c in (f"{prefix}_{s}" for s in range(players)) if c in games.columns]]
+def value_summary(dist: Distribution) -> dict[str, float]:
+    """Mean, 10th percentile, median, 90th percentile, min and max of a distribution
+    (keys ``mean``, ``p10``, ``median``, ``p90``, ``min``, ``max``; NaN when empty)."""
+    if dist.n == 0:
+        return dict.fromkeys(("mean", "p10", "median", "p90", "min", "max"), float("nan"))
+    p10, median, p90 = dist.percentiles([10, 50, 90])
+    return {
+        "mean": dist.mean(),
+        "p10": float(p10),
+        "median": float(median),
+        "p90": float(p90),
+        "min": dist.min(),
+        "max": dist.max(),
+    }
 
 
-def score_summary(games: pd.DataFrame, players: int) -> pd.DataFrame:
-    """Per seat: mean cards left, mean hand points, and the score's mean, p10, median, p90,
-    min and max. Indexed by seat; NaN where a column is missing."""
-    rows = []
-    for seat in range(players):
-        row = {"seat": seat}
-        for prefix in ("cards_left", "points"):
-            column = f"{prefix}_{seat}"
-            row[f"{prefix}_mean"] = float(games[column].mean()) if column in games else np.nan
-        values = np.asarray(games.get(f"score_{seat}", pd.Series(dtype=float)), dtype=float)
-        if values.size:
-            p10, median, p90 = np.percentile(values, [10, 50, 90])
-            row |= {
-                "score_mean": float(values.mean()),
-                "score_p10": float(p10),
-                "score_median": float(median),
-                "score_p90": float(p90),
-                "score_min": float(values.min()),
-                "score_max": float(values.max()),
-            }
-        else:
-            row |= dict.fromkeys(
-                ("score_mean", "score_p10", "score_median", "score_p90", "score_min", "score_max"),
-                np.nan,
-            )
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("seat")
-
-
-def finish_ranks(games: pd.DataFrame, multipliers: dict[str, int]) -> pd.DataFrame:
-    """How often the winner went out on each rank (games ending ``out``), indexed by rank
-    in the order the data's categories give (ace to king), with columns ``count``,
-    ``share`` (of the games ending out) and ``multiplier`` (1 where ``multipliers`` has
-    none). Ranks never seen are left out."""
-    ranks = games["finish_rank"]
-    out = ranks[games["end"].astype(str) == "out"].dropna().astype(str)
-    categories = (
-        [str(c) for c in ranks.cat.categories]
-        if isinstance(ranks.dtype, pd.CategoricalDtype)
-        else []
-    )
-    counts = out.value_counts()
-    order = [r for r in categories if r in counts.index] + sorted(
-        set(counts.index) - set(categories)
-    )
-    counts = counts.reindex(order).astype(np.int64)
+def finish_ranks(counts: Mapping[str, int], multipliers: Mapping[str, int]) -> pd.DataFrame:
+    """How often the winner went out on each rank, from ``counts`` (rank → games won by
+    going out on it, in the order ace to king the data's dictionary gives), indexed by
+    rank, with columns ``count``, ``share`` (of the games won by going out) and
+    ``multiplier`` (1 where ``multipliers`` has none). Ranks never seen are left out."""
+    order = [rank for rank, count in counts.items() if count]
+    total = sum(counts[r] for r in order)
     table = pd.DataFrame(
         {
-            "count": counts,
-            "share": counts / len(out) if len(out) else np.nan,
+            "count": np.array([counts[r] for r in order], dtype=np.int64),
             "multiplier": [int(multipliers.get(r, 1)) for r in order],
-        }
+        },
+        index=pd.Index(order, name="rank"),
     )
-    table.index.name = "rank"
+    table.insert(1, "share", table["count"] / total if total else np.nan)
     return table
-
-
-def others_score_by_finish(
-    games: pd.DataFrame, players: int, multipliers: dict[str, int]
-) -> pd.DataFrame:
-    """Mean score of the seats other than the winner, in games where the winner went out,
-    split by whether the last card was a multiplier rank (``multipliers`` value above 1).
-
-    Rows ``multiplier`` and ``no multiplier``; columns ``games``, ``mean`` (over every
-    non-winning seat of those games), ``median`` of the per-game mean of the others.
-    """
-    out = games[games["end"].astype(str) == "out"]
-    winners = out["winner"].to_numpy()
-    scores = seat_columns(out, "score", players).to_numpy(dtype=float)
-    mask = np.ones_like(scores, dtype=bool)
-    if len(out):
-        mask[np.arange(len(out)), winners] = False
-    others = np.where(mask, scores, np.nan)
-    per_game = np.nanmean(others, axis=1) if players > 1 and len(out) else np.zeros(len(out))
-    special = {r for r, m in multipliers.items() if m > 1}
-    on_special = out["finish_rank"].astype(str).isin(special).to_numpy()
-    rows = {}
-    for label, pick in (("multiplier", on_special), ("no multiplier", ~on_special)):
-        values = per_game[pick]
-        rows[label] = {
-            "games": int(pick.sum()),
-            "mean": float(np.nanmean(others[pick])) if pick.any() else np.nan,
-            "median": float(np.median(values)) if values.size else np.nan,
-        }
-    return pd.DataFrame.from_dict(rows, orient="index")

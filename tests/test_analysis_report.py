@@ -14,11 +14,13 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from analysis import report as report_module
+from analysis import output as output_module
+from analysis.bootstrap import mean_interval
 from analysis.describe import chart_title, fmt_num, non_default_rules
+from analysis.distribution import Distribution
 from analysis.document import to_markdown
 from analysis.errors import ReportError
-from analysis.load import load_run
+from analysis.load import load_run, open_run
 from analysis.report import build_report, write_report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,6 +30,7 @@ SECTIONS = [
     "Game length",
     "Win share by seat",
     "End reasons",
+    "Convergence",
     "Longest deals",
     "Cycles",
 ]
@@ -98,7 +101,7 @@ def table_rows(markdown: str, section: str) -> list[list[str]]:
 
 def markdown_of(folder: Path, top: int = 10) -> str:
     """The report's Markdown without rendering charts (faster than write_report)."""
-    return to_markdown(build_report(load_run(folder), top)[0])
+    return to_markdown(build_report(open_run(folder), top)[0])
 
 
 def test_report_has_every_section_in_both_files(built):
@@ -108,7 +111,9 @@ def test_report_has_every_section_in_both_files(built):
         assert f"<h2>{section}</h2>" in page
     assert markdown.startswith("# Beggar-My-Neighbour · 2 players · 500 deals · default rules\n")
     summary = markdown.split("\n\n")[1]
-    assert summary.startswith("In 500 two-player deals of Beggar-My-Neighbour, the first seat won")
+    assert summary.startswith(
+        "In two-player Beggar-My-Neighbour (default rules; 500 deals), the first seat wins"
+    )
 
 
 def test_report_numbers_match_the_records(built):
@@ -124,17 +129,30 @@ def test_report_numbers_match_the_records(built):
         f"{100 * ci.low:.2f}–{100 * ci.high:.2f}%",
     ]
     assert seat_rows[-1][:2] == ["no winner", str(len(CYCLES))]
-    assert f"the first seat won {100 * seat0 / n:.1f}%" in markdown
+    half = 100 * (ci.high - ci.low) / 2
+    assert f"the first seat wins {100 * seat0 / n:.1f}% ± {half:.1f}% of deals" in markdown
 
     ended = games[games["end"] != "cycle"]
     length_rows = table_rows(markdown, "Game length")
-    assert length_rows[0][:3] == [
+    lo, hi = mean_interval(Distribution.of(ended["cards"].to_numpy()))
+    assert lo < ended["cards"].mean() < hi
+    assert length_rows[0][:4] == [
         "cards",
         fmt_num(ended["cards"].mean()),
+        f"{lo:.1f}–{hi:.1f}",
         fmt_num(ended["cards"].median()),
     ]
     assert length_rows[0][-1] == "5,000"
-    assert f"lasted {ended['cards'].mean():,.0f} cards on average" in markdown
+    assert f"last {fmt_num(ended['cards'].mean())} cards on average" in markdown
+
+    convergence = table_rows(markdown, "Convergence")
+    assert [r[0] for r in convergence] == ["100", "200", "500"]
+    first_100 = games.iloc[:100]
+    assert convergence[0][1] == f"{(first_100['winner'] == 0).mean() * 100:.2f}%"
+    kept = first_100[first_100["end"] != "cycle"]["cards"]
+    assert convergence[0][3] == fmt_num(kept.mean(), 2)
+    assert convergence[-1][1:3] == seat_rows[0][2:4]
+    assert convergence[-1][3] == fmt_num(ended["cards"].mean(), 2)
 
     assert f"{len(CYCLES)} deals never ended" in markdown
     cycle_rows = table_rows(markdown, "Cycles")
@@ -164,7 +182,7 @@ def test_longest_deals_are_sorted_and_limited_to_top(built):
 def test_charts_are_embedded_in_html_and_linked_from_markdown(built):
     folder, _, markdown, page = built
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 3
+    assert len(images) == 4
     assert all(base64.b64decode(data).startswith(b"\x89PNG") for data in images)
     assert not re.search(r'(src|href)="(?!data:)', page)
     assert "<script" not in page and "<link" not in page
@@ -172,7 +190,7 @@ def test_charts_are_embedded_in_html_and_linked_from_markdown(built):
         assert (folder / name).is_file()
     assert sorted(p.name for p in (folder / "charts").iterdir()) == [
         f"{chart}.{ext}"
-        for chart in ("length_histogram", "survival", "win_share")
+        for chart in ("convergence", "length_histogram", "survival", "win_share")
         for ext in ("png", "svg")
     ]
     assert not [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
@@ -202,7 +220,8 @@ def test_variant_rules_and_more_players(tmp_path):
         "# Beggar-My-Neighbour · 3 players · 500 deals · penalties J1 Q2 K3 A5, "
         "time limit 5,000 cards\n"
     )
-    assert "three-player deals" in markdown and "against an equal share of 33.3%" in markdown
+    assert "In three-player Beggar-My-Neighbour (penalties J1 Q2 K3 A5" in markdown
+    assert "against an equal share of 33.3%" in markdown
     assert len(table_rows(markdown, "Win share by seat")) == 4
 
 
@@ -243,8 +262,8 @@ def test_failed_write_leaves_previous_report_intact(tmp_path, monkeypatch):
     def refuse(src, dst):
         raise PermissionError(13, "Permission denied", str(dst))
 
-    monkeypatch.setattr(report_module.os, "replace", refuse)
-    monkeypatch.setattr(report_module, "_render", lambda fig, fmt: b"chart")  # speed only
+    monkeypatch.setattr(output_module.os, "replace", refuse)
+    monkeypatch.setattr(output_module, "render", lambda fig, fmt: b"chart")  # speed only
     with pytest.raises(ReportError, match="cannot write report"):
         write_report(folder)
     assert (folder / "report.html").read_text() == "old"
@@ -285,11 +304,12 @@ def _drop_column(folder: Path) -> Path:
         (_drop_column, "missing columns winner"),
     ],
 )
-def test_unusable_run_folder_raises_report_error(tmp_path, damage, message):
+@pytest.mark.parametrize("reader", [load_run, write_report])
+def test_unusable_run_folder_raises_report_error(tmp_path, damage, message, reader):
     folder = make_run(tmp_path / "run")
     path = damage(folder)
     with pytest.raises(ReportError) as excinfo:
-        load_run(folder)
+        reader(folder)
     text = str(excinfo.value)
     assert str(path) in text and message in text and "\n" not in text
 
@@ -311,3 +331,23 @@ def test_report_never_imports_numba(tmp_path):
         [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_winner_out_of_range_names_the_game(tmp_path):
+    folder = make_run(tmp_path / "run")
+    games = pd.read_parquet(folder / "games.parquet")
+    games.loc[250, "winner"] = 2
+    games.to_parquet(folder / "games.parquet")
+    with pytest.raises(ReportError, match="winner out of range for 2 players \\(game 250\\)"):
+        markdown_of(folder)
+
+
+def test_batches_and_game_order_do_not_change_the_report(tmp_path, monkeypatch):
+    folder = make_run(tmp_path / "run")
+    whole = markdown_of(folder)
+    monkeypatch.setattr("analysis.load.BATCH_ROWS", 37)
+    assert markdown_of(folder) == whole
+    shuffled = make_run(tmp_path / "shuffled")
+    games = pd.read_parquet(shuffled / "games.parquet")
+    games.sample(frac=1, random_state=1).to_parquet(shuffled / "games.parquet")
+    assert markdown_of(shuffled) == whole

@@ -8,9 +8,11 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.stats import binomtest
 
+from analysis.bootstrap import mean_interval
 from analysis.describe import fmt_num, non_default_rules
+from analysis.distribution import Distribution
 from analysis.errors import ReportError
-from analysis.load import load_run
+from analysis.load import open_run
 from analysis.report import write_report
 from simulate.games.shedding import records, reference
 from simulate.games.shedding.rules import preset
@@ -22,6 +24,7 @@ SECTIONS = [
     "Game length",
     "End reasons",
     "Points and scores",
+    "Convergence",
     "Longest deals",
 ]
 END_REASONS = ["out", "stock_out", "blocked", "play_cap", "turn_cap"]
@@ -87,11 +90,12 @@ def test_every_section_in_both_files(built):
         assert f"\n## {name}\n" in markdown
         assert f"<h2>{name}</h2>" in page
     assert markdown.startswith(f"# {'Pis Yedili' if meta['game'] == 'pis-yedili' else 'Crazy'}")
-    for chart in ("length_histogram", "win_share", "score_distribution"):
+    charts = ("length_histogram", "survival", "win_share", "score_distribution", "convergence")
+    for chart in charts:
         for ext in ("png", "svg"):
             assert (folder / "charts" / f"{chart}.{ext}").is_file()
         assert f"charts/{chart}.png" in markdown
-    assert page.count("data:image/png;base64,") == 3
+    assert page.count("data:image/png;base64,") == len(charts)
 
 
 def test_numbers_match_the_records(built):
@@ -108,16 +112,19 @@ def test_numbers_match_the_records(built):
     ]
     assert rows[-1][:2] == ["no winner", str(int((games["winner"] < 0).sum()))]
     summary = markdown.split("\n\n")[1]
-    assert f"wins {100 * seat0 / n:.1f}% of deals" in summary
+    half = 100 * (ci.high - ci.low) / 2
+    assert f"wins {100 * seat0 / n:.1f}% ± {half:.1f}% of deals" in summary
     assert f"95% Wilson interval {100 * ci.low:.1f}–{100 * ci.high:.1f}%" in summary
-    assert f"of {players}-player " in summary
-    assert f"games last {fmt_num(games['turns'].mean())} turns on average" in summary
+    assert summary.startswith(f"In {players}-player ")
+    assert f"deals last {fmt_num(games['turns'].mean())} turns on average" in summary
     advantage = 100 * (seat0 / n - 1 / players)
     assert f"{advantage:+.1f} pts" in summary
 
     lengths = {r[0]: r for r in table_rows(markdown, "Game length")}
-    assert lengths["turns"][1:3] == [
+    lo, hi = mean_interval(Distribution.of(games["turns"].to_numpy()))
+    assert lengths["turns"][1:4] == [
         fmt_num(games["turns"].mean()),
+        f"{lo:.1f}–{hi:.1f}",
         fmt_num(games["turns"].median()),
     ]
     assert lengths["cards drawn"][1] == fmt_num(games["draws"].mean())
@@ -191,6 +198,12 @@ def test_openspiel_names_seat_zero_not_the_first_seat(tmp_path):
     from analysis.report import build_report
 
     folder = make_run(tmp_path / "run", "openspiel", 5, ["random"] * 5, 60)
-    markdown = to_markdown(build_report(load_run(folder))[0])
-    assert "seat 0 wins" in markdown and "drawn at random" in markdown
+    markdown = to_markdown(build_report(open_run(folder))[0])
+    summary = markdown.split("\n\n")[1]
+    assert "the first seat wins" in summary and "drawn at random" in summary
+    games = pd.read_parquet(folder / "games.parquet")
+    first = int((games["winner"] == games["first_seat"]).sum())
+    positions = table_rows(markdown, "Win share by seat", 1)
+    assert positions[0][:2] == ["leader", str(first)]
+    assert sum(int(r[1]) for r in positions) == 60
     assert "Finishing multipliers" not in markdown

@@ -1,0 +1,195 @@
+"""Match play: ``matches.parquet`` (one row per match) and its report section.
+
+A run with ``match_deals`` or ``target_score`` has, beside ``games.parquet`` (which then
+carries ``match`` and ``deal`` columns), ``matches.parquet`` with the columns ``match``
+(int64), ``deals`` (int64, deals played), ``total_<i>`` (int64, seat i's match total, the
+sum of its deal scores), ``share_<i>`` (float64, seat i's share of the match win: 1 for the
+winner, 1/m each for m tied winners) and ``strategy_<i>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from matplotlib.figure import Figure
+
+from analysis import plots
+from analysis.describe import (
+    chart_title,
+    fmt_int,
+    fmt_num,
+    fmt_pct,
+    fmt_share_pm,
+    fmt_wilson,
+)
+from analysis.distribution import Distribution
+from analysis.document import Block, Chart, Heading, Paragraph, Table
+from analysis.errors import ReportError
+from analysis.load import BATCH_ROWS, RunFolder
+from analysis.sections import count_text, win_table
+from analysis.stats import value_summary, wilson_interval
+
+MATCHES_FILE = "matches.parquet"
+
+#: How the match winner is chosen, per scoring rule.
+BEST_TOTAL = {
+    "penalty": "the lowest total wins",
+    "winner_collects": "the highest total wins",
+    "minus_hand": "the highest total wins",
+}
+
+#: Tolerance on each match's shares summing to 1.
+_SHARE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Matches:
+    """The matches of a run: ``n`` matches; ``wins`` (players,) float64, each seat's summed
+    share of the match wins; ``totals`` one :class:`Distribution` of match totals per seat;
+    ``deals`` the distribution of deals per match."""
+
+    n: int
+    wins: np.ndarray
+    totals: list[Distribution]
+    deals: Distribution
+
+    @property
+    def players(self) -> int:
+        return len(self.totals)
+
+    def share_table(self, confidence: float = 0.95) -> pd.DataFrame:
+        """As :func:`analysis.stats.win_share_table`, over matches: ``wins`` are summed
+        shares (fractional when wins were shared; the Wilson interval takes them as counts),
+        and the last row (no winner) is 0, a match always having a winner."""
+        wins = np.append(self.wins, 0.0)
+        lo, hi = wilson_interval(wins, self.n, confidence)
+        return pd.DataFrame(
+            {
+                "seat": [*range(self.players), -1],
+                "label": [*(f"seat {s}" for s in range(self.players)), "no winner"],
+                "wins": wins,
+                "share": wins / self.n,
+                "lo": lo,
+                "hi": hi,
+            }
+        )
+
+
+def has_matches(run: RunFolder) -> bool:
+    """Whether the run folder holds ``matches.parquet``."""
+    return (run.path / MATCHES_FILE).is_file()
+
+
+def read_matches(run: RunFolder) -> Matches:
+    """Read ``matches.parquet`` of ``run`` in batches (only the columns needed); raise
+    :class:`ReportError` naming the file when it is unreadable, lacks a column, is empty, or
+    a match's shares do not sum to 1."""
+    path = run.path / MATCHES_FILE
+    players = run.players
+    totals = [f"total_{s}" for s in range(players)]
+    shares = [f"share_{s}" for s in range(players)]
+    try:
+        with pq.ParquetFile(path) as parquet:
+            names = parquet.schema_arrow.names
+            missing = [c for c in ("match", "deals", *totals, *shares) if c not in names]
+            if missing:
+                raise ReportError(f"{path}: missing columns {', '.join(missing)}")
+            n, wins = 0, np.zeros(players)
+            dists = [Distribution.empty() for _ in range(players)]
+            deals = Distribution.empty()
+            batches = parquet.iter_batches(BATCH_ROWS, columns=["match", "deals", *totals, *shares])
+            for batch in batches:
+                data = {
+                    c: batch.column(c).to_numpy(zero_copy_only=False) for c in batch.schema.names
+                }
+                share = np.stack([data[c] for c in shares], axis=1).astype(float)
+                bad = np.abs(share.sum(axis=1) - 1) > _SHARE_TOLERANCE
+                if bad.any():
+                    match = int(data["match"][np.argmax(bad)])
+                    raise ReportError(f"{path}: the shares of match {match} do not sum to 1")
+                n += len(share)
+                wins += share.sum(axis=0)
+                dists = [d + Distribution.of(data[c]) for d, c in zip(dists, totals, strict=True)]
+                deals += Distribution.of(data["deals"])
+    except (pa.ArrowException, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ReportError(f"{path}: unreadable Parquet file: {reason}") from exc
+    if n == 0:
+        raise ReportError(f"{path}: no matches recorded")
+    return Matches(n=n, wins=wins, totals=dists, deals=deals)
+
+
+def matches_summary(matches: Matches) -> str:
+    """One sentence on the matches for a report's summary."""
+    first = matches.share_table().iloc[0]
+    return (
+        f"Over {count_text(matches.n, 'match')} ({fmt_num(matches.deals.mean())} deals each on "
+        f"average), seat 0, which leads the first deal, wins "
+        f"{fmt_share_pm(first['share'], first['lo'], first['hi'])} of matches (95% Wilson "
+        f"interval {fmt_wilson(first['lo'], first['hi'])}, against {fmt_pct(1 / matches.players)})."
+    )
+
+
+def matches_section(matches: Matches, meta: dict) -> tuple[list[Block], dict[str, Figure]]:
+    """The "Matches" heading, the match win shares by seat, the distribution of match totals
+    and of deals per match, and their charts (``match_win_share``, ``match_totals``)."""
+    rules = meta.get("rules", {})
+    scoring = rules.get("scoring", "")
+    title = chart_title(meta, matches.n, "matches")
+    shares = matches.share_table()
+    total_rows = []
+    for seat, dist in enumerate(matches.totals):
+        summary = value_summary(dist)
+        total_rows.append(
+            [
+                f"seat {seat}",
+                *(fmt_num(summary[k]) for k in ("mean", "p10", "median", "p90")),
+                fmt_num(summary["min"]),
+                fmt_num(summary["max"]),
+            ]
+        )
+    deals = value_summary(matches.deals)
+    if rules.get("match_deals"):
+        length = f"Each match is {fmt_int(rules['match_deals'])} deals"
+    elif rules.get("target_score"):
+        length = (
+            f"A match goes on until a seat's total reaches {fmt_int(rules['target_score'])}: "
+            f"{fmt_num(deals['mean'])} deals on average (median {fmt_num(deals['median'])}, "
+            f"longest {fmt_int(deals['max'])})"
+        )
+    else:
+        length = f"Matches last {fmt_num(deals['mean'])} deals on average"
+    figures = {
+        "match_win_share": plots.win_share_chart(shares, title, "matches"),
+        "match_totals": plots.score_chart(
+            {f"seat {s}": d for s, d in enumerate(matches.totals)}, title, "match total"
+        ),
+    }
+    blocks: list[Block] = [
+        Heading("Matches"),
+        Paragraph(
+            f"{length}; deal k of a match is led by seat k mod {matches.players}. A seat's "
+            f"match total is the sum of its deal scores, and "
+            f"{BEST_TOTAL.get(scoring, 'the best total wins')}; tied winners share the win "
+            f"(m tied seats get 1/m each), so wins below are summed shares. Shares are of all "
+            f"{count_text(matches.n, 'match')}, with 95% Wilson intervals."
+        ),
+        win_table(shares.iloc[:-1]),
+        Chart("match_win_share", "Match win share by seat with 95% Wilson intervals"),
+        Paragraph("Match totals per seat:"),
+        Table(
+            ["seat", "mean", "10th pct", "median", "90th pct", "lowest", "highest"],
+            total_rows,
+            "lrrrrrr",
+        ),
+        Chart(
+            "match_totals",
+            "Match total by seat: box of quartiles, whiskers at the 10th and 90th "
+            "percentiles, mean as a diamond",
+        ),
+    ]
+    return blocks, figures

@@ -1,0 +1,185 @@
+"""Accumulators for :func:`analysis.load.scan`: what a report keeps of a run's games.
+
+Each keeps only counts or a bounded number of rows, so memory does not grow with the
+number of games: win counts, counts per label, the distribution of an integer column,
+the longest games, the first games of a kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.distribution import Distribution
+from analysis.load import Batch, RunFolder
+
+#: A filter on the games of a batch: a boolean mask of shape (len(batch),).
+Where = Callable[[Batch], np.ndarray]
+
+
+def where_not(column: str, names: Sequence[str]) -> Where:
+    """Games whose string ``column`` is none of ``names``."""
+    return lambda batch: ~batch.is_in(column, names)
+
+
+def where_in(column: str, names: Sequence[str]) -> Where:
+    """Games whose string ``column`` is one of ``names``."""
+    return lambda batch: batch.is_in(column, names)
+
+
+def lead_column(run: RunFolder) -> str | None:
+    """The column that tells which seat led each deal: ``first_seat`` when the file has it
+    (the engine records it), else ``deal`` for match runs with ``first_seat = seat0`` (deal
+    k of a match is led by seat k mod n); None when seat 0 always leads or nothing says."""
+    if "first_seat" in run.columns:
+        return "first_seat"
+    rules = run.meta.get("rules", {})
+    if "deal" in run.columns and rules.get("first_seat", "seat0") == "seat0":
+        return "deal"
+    return None
+
+
+def leaders(batch: Batch, lead: str | None, players: int) -> np.ndarray | int:
+    """The seat that led each game of ``batch`` (int64 array), or 0 when ``lead`` is None."""
+    if lead is None:
+        return 0
+    return batch[lead].astype(np.int64) % players
+
+
+class WinCounts:
+    """Wins per seat: ``seats`` has shape (players + 1,), the last entry counting games
+    with no winner. With a ``lead`` column (see :func:`lead_column`) ``positions`` counts
+    wins by seat relative to the deal's leader (position 0 led), same shape; otherwise it
+    is None."""
+
+    def __init__(self, players: int, lead: str | None = None):
+        self.players, self.lead = players, lead
+        self.columns = ("winner",) if lead is None else ("winner", lead)
+        self.n = 0
+        self.seats = np.zeros(players + 1, np.int64)
+        self.positions = None if lead is None else np.zeros(players + 1, np.int64)
+
+    def update(self, batch: Batch) -> None:
+        winner = batch["winner"]
+        self.n += len(winner)
+        self.seats += _seat_counts(winner, self.players)
+        if self.positions is not None:
+            lead = leaders(batch, self.lead, self.players)
+            position = np.where(winner >= 0, (winner.astype(np.int64) - lead) % self.players, -1)
+            self.positions += _seat_counts(position, self.players)
+
+
+def _seat_counts(winner: np.ndarray, players: int) -> np.ndarray:
+    won = winner[winner >= 0]
+    counts = np.bincount(won.astype(np.intp), minlength=players)
+    return np.append(counts, winner.size - won.size)
+
+
+class LabelCounts:
+    """Games per label of the string ``column`` (nulls left out), among the games that
+    ``where`` keeps (it may read the columns in ``needs``). ``counts`` maps label → count
+    in the order the labels first appear in the file's dictionaries, unseen ones at 0."""
+
+    def __init__(self, column: str, where: Where | None = None, needs: Sequence[str] = ()):
+        self.column, self.where = column, where
+        self.columns = (column, *needs)
+        self.counts: dict[str, int] = {}
+
+    def update(self, batch: Batch) -> None:
+        codes = batch[self.column]
+        if self.where is not None:
+            codes = codes[self.where(batch)]
+        labels = batch.labels[self.column]
+        counts = np.bincount(codes[codes >= 0].astype(np.intp), minlength=len(labels))
+        for label, count in zip(labels, counts, strict=True):
+            self.counts[label] = self.counts.get(label, 0) + int(count)
+
+
+class Values:
+    """The :class:`Distribution` of the integer ``column`` over the games ``where`` keeps."""
+
+    def __init__(self, column: str, where: Where | None = None, needs: Sequence[str] = ()):
+        self.column, self.where = column, where
+        self.columns = (column, *needs)
+        self.dist = Distribution.empty()
+
+    def update(self, batch: Batch) -> None:
+        values = batch[self.column]
+        if self.where is not None:
+            values = values[self.where(batch)]
+        self.dist = self.dist + Distribution.of(values)
+
+
+def _frame(batch: Batch, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            c: batch.strings(c, rows) if c in batch.labels else batch[c][rows]
+            for c in ("game", *columns)
+        }
+    )
+
+
+class Longest:
+    """The ``top`` games with the largest ``key`` (ties: lower game index first) among
+    those ``where`` keeps, as a DataFrame with ``game`` and ``columns`` (string columns as
+    strings), longest first."""
+
+    def __init__(
+        self,
+        top: int,
+        key: str,
+        columns: Sequence[str],
+        where: Where | None = None,
+        needs: Sequence[str] = (),
+    ):
+        self.top, self.key, self.where = top, key, where
+        self.shown = tuple(dict.fromkeys([key, *columns]))
+        self.columns = (*self.shown, *needs)
+        self.rows = pd.DataFrame({c: [] for c in ("game", *self.shown)})
+
+    def update(self, batch: Batch) -> None:
+        if self.top <= 0:
+            return
+        rows = np.flatnonzero(self.where(batch)) if self.where is not None else None
+        if rows is None:
+            rows = np.arange(len(batch))
+        keys = batch[self.key][rows]
+        if keys.size > self.top:
+            threshold = np.partition(keys, keys.size - self.top)[keys.size - self.top]
+            rows = rows[keys >= threshold]
+        if not rows.size:
+            return
+        found = _frame(batch, rows, self.shown)
+        both = pd.concat([self.rows, found], ignore_index=True) if len(self.rows) else found
+        self.rows = both.sort_values(
+            [self.key, "game"], ascending=[False, True], ignore_index=True
+        ).head(self.top)
+
+
+class FirstRows:
+    """The first ``limit`` games (in game order) that ``where`` keeps, with ``game`` and
+    ``columns``, and ``count``: how many games it keeps in all."""
+
+    def __init__(self, limit: int, columns: Sequence[str], where: Where, needs: Sequence[str] = ()):
+        self.limit, self.where = limit, where
+        self.shown = tuple(columns)
+        self.columns = (*self.shown, *needs)
+        self.count = 0
+        self.parts: list[pd.DataFrame] = []
+        self.kept = 0
+
+    def update(self, batch: Batch) -> None:
+        rows = np.flatnonzero(self.where(batch))
+        self.count += rows.size
+        room = self.limit - self.kept
+        if room > 0 and rows.size:
+            self.parts.append(_frame(batch, rows[:room], self.shown))
+            self.kept += min(room, rows.size)
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        if not self.parts:
+            return pd.DataFrame({c: [] for c in ("game", *self.shown)})
+        return pd.concat(self.parts, ignore_index=True)
