@@ -5,6 +5,9 @@ cells as run folders with common random numbers, resuming and overwriting, and
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -394,3 +397,38 @@ def test_resume_refuses_settings_of_its_own(tmp_path):
     line = one_error(invoke("simulate", "bmn", "--out", tmp_path / "x", "--resume"))
     assert "not a run folder" in line
     assert not (tmp_path / "x").exists()
+
+
+def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cardsim_exe, tmp_path):
+    """SIGTERM during a cell: exit 130, whole chunks kept, the resume command printed."""
+    games = 2 * (1 << 20) + 1
+    text = SMALL.replace('"crazy-eights-plain"', '"bmn"').replace("[3, 4]", "3")
+    study = write(tmp_path, text.replace('wild_mode = "own_suit"', "time_limit = 500"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [cardsim_exe, "sweep", str(study), "--out", str(out), "--games", str(games)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "base-3p" / "games.parquet.partial").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no chunk written within 60 s"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert f"resume with: cardsim sweep {study} --out {out} --resume --games {games}" in last
+    meta = json.loads((out / "base-3p" / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["completed_games"] % (1 << 20) == 0 and 0 < meta["completed_games"] < games
+    assert f"interrupted after {meta['completed_games']:,} of {games:,}" in last
+    assert not list(out.rglob("*.partial")) and not (out / "own-3p").exists()
