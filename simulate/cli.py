@@ -301,9 +301,10 @@ def sweep(
     plan = plan_sweep(study, out, games, threads, force, resume)
     counts = sorted({cell.players for cell in plan.cells})
     first = plan.cells[0].request
+    units = "matches" if first.match_play else "games"
     typer.echo(
         f"{study.title}: {len(study.variants)} variants x {_count(len(counts), 'player count')} "
-        f"({', '.join(map(str, counts))}), {first.games:,} {'matches' if first.match_play else 'games'} each, "
+        f"({', '.join(map(str, counts))}), {first.games:,} {units} each, "
         f"seed {study.seed} -> {out}",
         err=True,
     )
