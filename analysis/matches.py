@@ -29,7 +29,7 @@ from analysis.describe import (
 from analysis.distribution import Distribution
 from analysis.document import Block, Chart, Heading, Paragraph, Table
 from analysis.errors import ReportError
-from analysis.load import BATCH_ROWS, RunFolder
+from analysis.load import BATCH_ROWS, RunFolder, row_group_batches
 from analysis.sections import count_text, win_table
 from analysis.stats import value_summary, wilson_interval
 
@@ -101,7 +101,7 @@ def read_matches(run: RunFolder) -> Matches:
             n, wins = 0, np.zeros(players)
             dists = [Distribution.empty() for _ in range(players)]
             deals = Distribution.empty()
-            batches = parquet.iter_batches(BATCH_ROWS, columns=["match", "deals", *totals, *shares])
+            batches = row_group_batches(parquet, ["match", "deals", *totals, *shares], BATCH_ROWS)
             for batch in batches:
                 data = {
                     c: batch.column(c).to_numpy(zero_copy_only=False) for c in batch.schema.names

@@ -240,8 +240,6 @@ def convergence_chart(
             table[lo],
             table[hi],
             color="0.85",
-            hatch="...",
-            edgecolor="0.55",
             linewidth=0,
             label="95% interval",
         )
