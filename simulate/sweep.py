@@ -66,8 +66,9 @@ def plan_sweep(
     if force and resume:
         raise CardsimError("give --resume (complete the study in --out) or --force, not both")
     cells = study.cells(games, threads)
-    if out.exists() and not out.is_dir():
-        raise CardsimError(f"--out {out} is a file, not a folder")
+    existing = next(path for path in (out, *out.parents) if path.exists())
+    if not existing.is_dir():
+        raise CardsimError(f"--out {out}: {existing} is a file, not a folder")
     held = (out / STUDY_COPY).exists() or any(holds_run(out / c.folder_name) for c in cells)
     if resume and not (out / STUDY_COPY).exists():
         raise CardsimError(f"{out} holds no study to resume (no {STUDY_COPY}); drop --resume")
@@ -116,8 +117,11 @@ def run_sweep(
     """
     from .engine import DEFAULT_CHUNK, RunInterrupted, stream
 
-    plan.out.mkdir(parents=True, exist_ok=True)
-    write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
+    try:
+        plan.out.mkdir(parents=True, exist_ok=True)
+        write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
+    except OSError as exc:
+        raise CardsimError(f"cannot write into {plan.out}: {exc.strerror}") from None
     total = len(plan.cells)
     for number, (cell, action) in enumerate(zip(plan.cells, plan.actions, strict=True), 1):
         folder = plan.cell_folder(cell)

@@ -117,6 +117,11 @@ CASES = [
         ["sweep", "{in}/study.toml", "--out", "s", "--resume"],
         ["no study to resume"],
     ),
+    (
+        "sweep --out inside a file",
+        ["sweep", "{in}/study.toml", "--out", "{in}/latin1.toml/s"],
+        ["latin1.toml is a file"],
+    ),
     ("compare one run", ["compare", "{in}/complete"], ["two or more"]),
     (
         "compare a folder that is not a run",
