@@ -117,7 +117,7 @@ def build_comparison(
         group_blocks, group_figures = _group_section(variants, table, players, len(counts) > 1)
         blocks += group_blocks
         figures |= group_figures
-    blocks += _methods(table)
+    blocks += _methods(variants, table)
     return blocks, figures
 
 
@@ -139,8 +139,14 @@ def _summary(variants: list[Variant], table: pd.DataFrame, players: int) -> str:
         f"under {base['variant']} ({rules_label(base_variant.run.meta)}; "
         f"{count_text(int(base['games']), 'deal')}), and deals last "
         f"{fmt_num(base['mean_length'])} {unit} on average (95% CI "
-        f"{fmt_range(base['mean_lo'], base['mean_hi'])})."
+        f"{fmt_range(base['mean_lo'], base['mean_hi'])})"
     )
+    if not math.isnan(base.get("match_share", math.nan)):
+        text += (
+            f"; seat 0 wins {fmt_share_pm(base['match_share'], base['match_lo'], base['match_hi'])}"
+            " of the matches"
+        )
+    text += "."
     others = rows[~rows["is_base"]]
     if others.empty:
         return text + f" No other run has {players} players to compare with."
@@ -154,8 +160,16 @@ def _summary(variants: list[Variant], table: pd.DataFrame, players: int) -> str:
             f"{fmt_points(row.first_diff_hi)}; {_verdict(row.first_p_holm)}) and deals last "
             f"{fmt_num(row.mean_length)} {unit} ({_signed(row.length_diff)} {unit}, 95% CI "
             f"{_signed(row.length_diff_lo)} to {_signed(row.length_diff_hi)}; "
-            f"{_verdict(row.length_p_holm)})."
+            f"{_verdict(row.length_p_holm)})"
         )
+        if not math.isnan(getattr(row, "match_p", math.nan)):
+            text += (
+                f"; seat 0 wins {fmt_share_pm(row.match_share, row.match_lo, row.match_hi)} of "
+                f"the matches ({fmt_points(row.match_diff)}, 95% CI "
+                f"{fmt_points(row.match_diff_lo)} to {fmt_points(row.match_diff_hi)}; "
+                f"{_verdict(row.match_p_holm)})"
+            )
+        text += "."
     return text
 
 
@@ -291,6 +305,8 @@ def _group_section(
         ),
         Paragraph("End reasons, as shares of each run's deals:"),
         Table(["variant", *(c[4:] for c in reasons)], end_rows, "l" + "r" * len(reasons)),
+        *_score_blocks(rows, players),
+        *_match_blocks(rows),
     ]
     others = rows[~rows["is_base"]]
     if others.empty:
@@ -307,13 +323,50 @@ def _group_section(
     return blocks, figures
 
 
+def _score_blocks(rows: pd.DataFrame, players: int) -> list[Block]:
+    columns = [f"mean_score_{s}" for s in range(players)]
+    if not all(c in rows and rows[c].notna().all() for c in columns):
+        return []
+    table = [[row["variant"], *(fmt_num(row[c]) for c in columns)] for _, row in rows.iterrows()]
+    return [
+        Paragraph("Mean score per deal by seat (each run's `scoring`):"),
+        Table(["variant", *(f"seat {s}" for s in range(players))], table, "l" + "r" * players),
+    ]
+
+
+def _match_blocks(rows: pd.DataFrame) -> list[Block]:
+    if "match_share" not in rows or rows["match_share"].isna().all():
+        return []
+    table = [
+        [
+            row["variant"],
+            "–" if math.isnan(row["match_share"]) else fmt_int(row["matches"]),
+            fmt_pct(row["match_share"], 2),
+            fmt_wilson(row["match_lo"], row["match_hi"]),
+        ]
+        for _, row in rows.iterrows()
+    ]
+    return [
+        Paragraph(
+            "Seat 0's share of the match wins (it leads the first deal of each match; tied "
+            "winners share a win), with 95% Wilson intervals:"
+        ),
+        Table(["variant", "matches", "seat 0's match wins", "95% CI"], table, "lrrr"),
+    ]
+
+
 def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]:
     rows = []
     for row in others.itertuples():
         for key, figure, test in TESTS:
-            if key == "first":
-                diff = fmt_points(row.first_diff)
-                ci = f"{fmt_points(row.first_diff_lo)} to {fmt_points(row.first_diff_hi)}"
+            if key == "match" and math.isnan(getattr(row, "match_p", math.nan)):
+                continue  # not match runs
+            if key in ("first", "match"):
+                diff = fmt_points(getattr(row, f"{key}_diff"))
+                ci = (
+                    f"{fmt_points(getattr(row, f'{key}_diff_lo'))} to "
+                    f"{fmt_points(getattr(row, f'{key}_diff_hi'))}"
+                )
             elif key == "length":
                 diff = f"{_signed(row.length_diff)} {unit}"
                 ci = f"{_signed(row.length_diff_lo)} to {_signed(row.length_diff_hi)}"
@@ -358,8 +411,24 @@ def _p_text(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _methods(table: pd.DataFrame) -> list[Block]:
+def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
     tests = int(table[[f"{key}_p_holm" for key, _, _ in TESTS]].notna().to_numpy().sum())
+    seeds = {v.run.meta.get("seed") for v in variants}
+    shared = (
+        " The runs share their seed, so game i of each is played from the same random stream "
+        "(common random numbers): where the variants deal alike they start from the same "
+        "deals. The tests and intervals treat the runs as independent samples, which is "
+        "conservative for such positively correlated runs: the intervals are if anything "
+        "too wide."
+        if len(seeds) == 1 and None not in seeds
+        else ""
+    )
+    matches = (
+        " Seat 0's match win share (ties counting their fraction) is compared like the "
+        "first seat's share."
+        if "match_p" in table and table["match_p"].notna().any()
+        else ""
+    )
     return [
         Heading("Methods"),
         Paragraph(
@@ -370,8 +439,8 @@ def _methods(table: pd.DataFrame) -> list[Block]:
             "(no continuity correction). Mean lengths are compared by the Mann-Whitney U test "
             "(normal approximation with tie and continuity corrections, computed exactly from "
             "the counts per length, so every game counts however large the run) and their "
-            f"difference given with a bootstrap interval. {BOOTSTRAP_NOTE} The {tests} tests "
-            "form one family, adjusted by Holm's step-down method so that the chance of any "
-            f"false positive among them stays under {ALPHA:.0%}."
+            f"difference given with a bootstrap interval. {BOOTSTRAP_NOTE}{matches} The {tests} "
+            "tests form one family, adjusted by Holm's step-down method so that the chance of "
+            f"any false positive among them stays under {ALPHA:.0%}.{shared}"
         ),
     ]

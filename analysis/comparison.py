@@ -8,7 +8,11 @@ Per variant and its base (runs with the same number of players):
 - the win shares of every seat (and of no winner): chi-squared test of homogeneity;
 - the mean length (cards for Beggar-My-Neighbour, over the deals that end; turns for the
   shedding games): difference with a bootstrap interval, Mann-Whitney U test;
-- the end reasons: chi-squared test of homogeneity.
+- the end reasons: chi-squared test of homogeneity;
+- in match play, seat 0's share of the match wins (shared wins count their fraction):
+  difference with Newcombe's interval, two-proportion z-test.
+
+Scores are put side by side (mean per seat) without a test.
 
 Holm's correction runs over every test of the comparison (all variants, all player
 counts); a difference is significant when its adjusted p-value is below 5%.
@@ -24,6 +28,7 @@ import pandas as pd
 from analysis.bootstrap import mean_difference_interval, mean_interval
 from analysis.distribution import Distribution
 from analysis.load import RunFolder, scan
+from analysis.matches import Matches, has_matches, read_matches
 from analysis.significance import (
     chi2_homogeneity,
     holm,
@@ -43,6 +48,7 @@ TESTS = (
     ("seats", "win shares of all seats", "chi-squared test"),
     ("length", "mean length", "Mann-Whitney U test"),
     ("ends", "end reasons", "chi-squared test"),
+    ("match", "seat 0's match win share", "two-proportion z-test"),
 )
 
 
@@ -54,7 +60,8 @@ class Variant:
     by position relative to the seat that led the deal where the run says which did
     (:func:`analysis.tally.lead_column`; else equal to ``seats``);
     ``ends`` games per end reason; ``length`` the distribution of the headline length
-    (``length_unit``)."""
+    (``length_unit``); ``scores`` each seat's score distribution (shedding games, else
+    empty); ``matches`` the run's matches, or None."""
 
     name: str
     run: RunFolder
@@ -64,6 +71,8 @@ class Variant:
     ends: dict[str, int]
     length: Distribution
     length_unit: str
+    scores: list[Distribution]
+    matches: Matches | None
 
     @property
     def players(self) -> int:
@@ -85,11 +94,30 @@ def summarize(run: RunFolder, name: str) -> Variant:
             return Values(column, where_not("end", ["cycle"]), needs=("end",))
         return Values(column)
 
-    wins, ends, lengths = scan(
-        run, lambda: [WinCounts(run.players, lead), LabelCounts("end"), length()]
+    score_columns = [f"score_{s}" for s in range(run.players) if f"score_{s}" in run.columns]
+    wins, ends, lengths, *scores = scan(
+        run,
+        lambda: [
+            WinCounts(run.players, lead),
+            LabelCounts("end"),
+            length(),
+            *(Values(c) for c in score_columns),
+        ],
     )
     first = wins.positions if wins.positions is not None else wins.seats
-    return Variant(name, run, wins.n, wins.seats, first, ends.counts, lengths.dist, unit)
+    matches = read_matches(run) if has_matches(run) else None
+    return Variant(
+        name,
+        run,
+        wins.n,
+        wins.seats,
+        first,
+        ends.counts,
+        lengths.dist,
+        unit,
+        [s.dist for s in scores],
+        matches,
+    )
 
 
 def headline(variant: Variant) -> dict[str, float]:
@@ -97,6 +125,17 @@ def headline(variant: Variant) -> dict[str, float]:
     k, n, players = int(variant.first[0]), variant.n, variant.players
     lo, hi = wilson_interval(k, n)
     mean_lo, mean_hi = mean_interval(variant.length)
+    scores = {f"mean_score_{s}": d.mean() for s, d in enumerate(variant.scores)}
+    matches = {}
+    if variant.matches is not None:
+        wins, total = float(variant.matches.wins[0]), variant.matches.n
+        match_lo, match_hi = wilson_interval(wins, total)
+        matches = {
+            "matches": total,
+            "match_share": wins / total,
+            "match_lo": match_lo,
+            "match_hi": match_hi,
+        }
     return {
         "games": n,
         "first_wins": k,
@@ -109,6 +148,8 @@ def headline(variant: Variant) -> dict[str, float]:
         "mean_lo": mean_lo,
         "mean_hi": mean_hi,
         "median_length": variant.length.median(),
+        **scores,
+        **matches,
     }
 
 
@@ -126,6 +167,17 @@ def differences(variant: Variant, base: Variant) -> dict[str, float]:
     )
     u, length_p = mann_whitney(variant.length, base.length)
     length_lo, length_hi = mean_difference_interval(base.length, variant.length)
+    matches = {}
+    if variant.matches is not None and base.matches is not None:
+        m1, t1 = float(base.matches.wins[0]), base.matches.n
+        m2, t2 = float(variant.matches.wins[0]), variant.matches.n
+        match_lo, match_hi = newcombe_interval(m1, t1, m2, t2)
+        matches = {
+            "match_diff": m2 / t2 - m1 / t1,
+            "match_diff_lo": match_lo,
+            "match_diff_hi": match_hi,
+            "match_p": two_proportion_test(m1, t1, m2, t2)[1],
+        }
     return {
         "first_diff": k2 / n2 - k1 / n1,
         "first_diff_lo": first_lo,
@@ -140,6 +192,7 @@ def differences(variant: Variant, base: Variant) -> dict[str, float]:
         "length_p": length_p,
         "ends_chi2": ends_chi2,
         "ends_p": ends_p,
+        **matches,
     }
 
 

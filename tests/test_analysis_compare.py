@@ -205,9 +205,10 @@ def test_runs_that_cannot_be_compared_give_one_line(tmp_path, case, message):
     assert not (tmp_path / "out").exists()
 
 
-def test_shedding_match_runs_compare_the_deal_leader_and_turns(tmp_path):
+def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path):
     a = make_match_run(tmp_path / "a")
-    b = make_match_run(tmp_path / "b")
+    more = [[1, 0, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0]]  # seat 0 wins 3 of 4 matches
+    b = make_match_run(tmp_path / "b", shares=more)
     html_path, md_path = write_comparison([a, b], tmp_path / "out", names=["one", "two"])
     rows = list(csv.DictReader(open(tmp_path / "out" / "comparison.csv")))
     games = pd.read_parquet(a / "games.parquet")
@@ -215,4 +216,14 @@ def test_shedding_match_runs_compare_the_deal_leader_and_turns(tmp_path):
     assert [int(r["first_wins"]) for r in rows] == [leader, leader]
     assert {r["length_unit"] for r in rows} == {"turns"}
     assert float(rows[1]["first_diff"]) == 0 and float(rows[1]["length_diff"]) == 0
-    assert "the one that took the first turn of the deal" in md_path.read_text()
+    assert [float(r["match_share"]) for r in rows] == [1.5 / 4, 3 / 4]
+    assert float(rows[1]["match_diff"]) == pytest.approx(0.375)
+    assert float(rows[1]["match_p"]) == pytest.approx(two_proportion_test(1.5, 4, 3, 4)[1])
+    assert float(rows[0]["mean_score_0"]) == pytest.approx(games["score_0"].mean())
+    markdown = md_path.read_text()
+    assert "the one that took the first turn of the deal" in markdown
+    assert "| one | 4 | 37.50% |" in markdown and "| two | 4 | 75.00% |" in markdown
+    assert "| two vs one | seat 0's match win share | +37.5 pts |" in markdown
+    scores = [f"{games[f'score_{s}'].mean():g}" for s in range(3)]
+    assert f"| one | {' | '.join(scores)} |" in markdown
+    assert "seat 0 wins 75.0% ± " in markdown.split("\n\n")[1]
