@@ -21,10 +21,12 @@ draw; call them from a function compiled the same way, or the reference counting
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-from .rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1
+from .rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1, batch_bounds
 
 BLOCKS_AT_ONCE = 2
 BUFFER_WORDS = 4 * BLOCKS_AT_ONCE
@@ -113,6 +115,25 @@ def bounded(state, n):
     return product >> 32
 
 
+def _batch_tables(size):
+    """``last``, ``product`` and rejection threshold ``2**32 % product`` of the batch that
+    starts at position ``i`` (see :func:`batch_end`), for ``0 < i < size``."""
+    last = np.zeros(size, np.int64)
+    product = np.ones(size, np.int64)
+    threshold = np.zeros(size, np.int64)
+    for i in range(1, size):
+        bounds = batch_bounds(i)
+        last[i] = i - len(bounds)
+        product[i] = math.prod(bounds)
+        threshold[i] = (1 << 32) % product[i]
+    return last, product, threshold
+
+
+BATCH_TABLE = 8 * 52 + 1
+"""Positions below this have their batch precomputed (decks of up to eight 52-card packs)."""
+BATCH_LAST, BATCH_PRODUCT, BATCH_THRESHOLD = _batch_tables(BATCH_TABLE)
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def batch_end(i):
     """The batch of draws from position ``i`` down, as :func:`simulate.rng.batch_bounds`.
@@ -120,6 +141,8 @@ def batch_end(i):
     Returns ``(last, product)``: the batch covers positions ``i, i-1, ..., last+1`` (bounds
     ``i+1 ... last+2``) and ``product`` is the product of its bounds (at most 2**32).
     """
+    if i < BATCH_TABLE:
+        return BATCH_LAST[i], BATCH_PRODUCT[i]
     product = i + 1
     last = i - 1
     while last > 0 and product * (last + 1) <= 1 << 32:
@@ -131,13 +154,14 @@ def batch_end(i):
 @njit(cache=True, inline="always", _nrt=False)
 def batch_word(state, i, last, product):
     """A word that yields uniform draws for positions ``i`` down to ``last+1``."""
+    # Rejection (rare): only leftovers below 2**32 mod product would bias the draws.
+    threshold = BATCH_THRESHOLD[i] if i < BATCH_TABLE else (1 << 32) % product
     while True:
         word = next_u32(state)
         left = word
         for position in range(i, last, -1):
             left = (left * (position + 1)) & MASK32
-        # Rejection (rare): only leftovers below 2**32 mod product would bias the draws.
-        if left >= product or left >= (1 << 32) % product:
+        if left >= threshold:
             return word
 
 
