@@ -5,22 +5,33 @@ returns the same records. One compiled kernel serves every variant: the rules ar
 int64 vector of :meth:`.rules.SheddingRules.to_vector`.
 
 Representation (every rule depends on a card's identity ``code % 52`` only, and a shuffle
-permutes positions whatever they hold, so the kernel keeps identities, not codes). A game
-lives in one int64 scratch array ``g`` (offsets ``S_*`` and ``G_*`` below):
+permutes positions whatever they hold, so the kernel keeps identities, not codes). A run's
+games share one int64 scratch array ``g`` per worker (offsets ``S_*`` and ``G_*`` below):
 
 - a hand is ``g[G_HANDS + seat * 52 + identity]`` (copies held) plus a 52-bit mask of the
   identities held (``g[S_HELD + seat]``) and its size (``g[S_LEN + seat]``); a seat's legal
   cards are a mask (held & what may be played), walked upward, which is the reference's
-  order (sorted by identity, copies adjacent);
+  order (sorted by identity, copies adjacent). A count is positive just where the mask has
+  the bit, so :func:`_record` empties the hands by walking the masks (no 52-word zeroing);
 - the stock is ``g[G_STOCK + g[S_SPOS] : G_STOCK + g[S_SEND]]``, top first; the pile
   ``g[G_PILE : G_PILE + g[S_PLEN]]``, bottom first;
-- the rule vector is copied to ``g[G_RULES:]``;
-- the rest (direction, suit in force, pending penalty, counters, ...) is ``g[:STATE_SIZE]``.
+- the rule vector is copied to ``g[G_RULES:]``, and what follows from it for the run
+  (players, one deck or more, the wild and draw identities, each seat's strategy code and
+  forget threshold) is set once by :func:`_prepare`;
+- the game's own state (direction, suit in force, pending penalty, counters, ...) is
+  ``g[:S_GAME_SIZE]``, zeroed by each deal.
 
 The reference raises ``GameOver`` wherever the game ends; here the end is written to
-``g[S_END]`` (-1 while the game runs) and every caller returns once it is set. The
-reference's ``again`` extra play (a tail call of ``play_card``) is returned as a flag and
-played by a loop in :func:`_take_turn`, so nothing recurses.
+``g[S_END]`` (-1 while the game runs) and every caller returns once it is set.
+
+:func:`_play` plays a whole game in one function: a turn is a loop of decisions (an opening,
+an answer to a penalty, a play phase with its draws, the extra plays of ``again``) around
+one call of :func:`choose` and one place where a card is played, with the rules it tests
+held in local variables. Rare cases (an empty stock, passes, penalty draws, named suits,
+forgotten calls) are functions of their own. This keeps the hot path free of calls (each
+passes every array as several words) and compiles once: numba compiles a function again
+for every distinct constant argument (``Literal`` types), which the former split into
+per-kind functions paid several times over.
 
 Strategies are codes (``STRATEGY_CODES``), one per seat, and every decision goes through one
 dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
@@ -28,11 +39,13 @@ dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
 -1 for ``p = 0`` (no random word is drawn then).
 
 Like the reference, the kernel bounds a chain of ``again``/``all_draw`` extra plays within
-one turn by ``max_turns`` (the game ends ``turn_cap``). The other endless case, a flipped wild starter when the stock could hold only wilds, is refused by
+one turn by ``max_turns`` (the game ends ``turn_cap``). The other endless case, a flipped
+wild starter when the stock could hold only wilds, is refused by
 :meth:`.rules.SheddingRules.check_players`.
 
-Only tiny helpers are ``inline="always"``: inlining the big ones (numba inlines at the IR
-level, at every call site) made the first compilation take over ten minutes and 15 GB.
+Only small helpers, and :func:`choose` (called from one place), are ``inline="always"``:
+inlining the big ones (numba inlines at the IR level, at every call site) made the first
+compilation take over ten minutes and 15 GB.
 
 Only the parallel entry point allocates (per block of games); every other function is
 compiled with ``_nrt=False`` and allocates nothing.
@@ -110,35 +123,37 @@ NORMAL, ANSWER, OPENING = 0, 1, 2
 # Decisions other than a card.
 DRAW, PASS = -2, -3
 
-# Offsets of the game state in ``g``.
-S_N = 0
-S_DIR = 1
-S_SUIT = 2
-S_PLEN = 3
-S_SPOS = 4
-S_SEND = 5
-S_PENDING = 6
-S_PSKIP = 7
-S_SKIP_NEXT = 8
-S_OPENINGS = 9
-S_IDLE = 10
-S_TURNS = 11
-S_PLAYS = 12
-S_DRAWS = 13
-S_PASSES = 14
-S_WILDS = 15
-S_RESHUFFLES = 16
-S_END = 17
-S_WINNER = 18
-S_FINISH = 19
-S_WILD_MASK = 20
-S_DRAW_MASK = 21
-S_ONE_DECK = 22  # 1 when every identity has one copy (no counting needed)
-S_FIRST = 23  # the seat that takes the first turn
-S_HELD = 24
+# Offsets in ``g``: the state of the game being played (zeroed by every deal) ...
+S_DIR = 0
+S_SUIT = 1
+S_PLEN = 2
+S_SPOS = 3
+S_SEND = 4
+S_PENDING = 5
+S_PSKIP = 6
+S_SKIP_NEXT = 7
+S_OPENINGS = 8
+S_IDLE = 9
+S_TURNS = 10
+S_PLAYS = 11
+S_DRAWS = 12
+S_PASSES = 13
+S_WILDS = 14
+S_RESHUFFLES = 15
+S_END = 16
+S_WINNER = 17
+S_FINISH = 18
+S_FIRST = 19  # the seat that takes the first turn
+S_BARRED = 20
+S_GAME_SIZE = S_BARRED + MAX_PLAYERS
+S_HELD = S_GAME_SIZE
 S_LEN = S_HELD + MAX_PLAYERS
-S_BARRED = S_LEN + MAX_PLAYERS
-S_STRATEGY = S_BARRED + MAX_PLAYERS
+# ... and what stays from game to game of a run (set by :func:`_prepare`).
+S_N = S_LEN + MAX_PLAYERS
+S_ONE_DECK = S_N + 1  # 1 when every identity has one copy
+S_WILD_MASK = S_N + 2
+S_DRAW_MASK = S_N + 3
+S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
 STATE_SIZE = S_FORGET + MAX_PLAYERS
 # The scratch of one game, ``g``: the state above, then the hands (copies held,
@@ -156,8 +171,10 @@ G_SIZE = G_RULES + RULE_VECTOR_SIZE
 )
 STATS = 10
 
-SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], np.int64)
-RANK_MASK = np.array([sum(1 << (13 * s + r) for s in range(4)) for r in range(13)], np.int64)
+SUIT_BITS = (1 << 13) - 1
+"""The identities of clubs; suit s: ``SUIT_BITS << 13 * s``."""
+RANK_BITS = sum(1 << (13 * s) for s in range(4))
+"""The identities of aces; rank r: ``RANK_BITS << r``."""
 BLOCK = 256
 """Games per parallel work item."""
 
@@ -167,13 +184,12 @@ BLOCK = 256
 
 @njit(cache=True, inline="always", _nrt=False)
 def _wrap(value, n):
-    """``value % n`` for ``value >= -2n`` (Python's modulo, without a sign test)."""
-    return (value + 2 * n) % n
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _next_seat(g, seat):
-    return _wrap(seat + g[S_DIR], g[S_N])
+    """``value % n`` for ``-n <= value < 2n``, without a division."""
+    if value >= n:
+        return value - n
+    if value < 0:
+        return value + n
+    return value
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -210,12 +226,13 @@ def _free_pass(g, compulsory):
 # --- strategies ------------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def choose(code, stream, g, seat, mask, may_draw, may_pass):
     """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS``.
 
     The dispatch point of every strategy (``code``, see ``STRATEGY_CODES``); the options
-    and their order are the reference strategies'.
+    and their order are the reference strategies'. Inlined: :func:`_play` calls it from one
+    place, for every decision of a game.
     """
     if code == STRAT_UNIFORM:
         distinct = popcount(mask)
@@ -233,6 +250,12 @@ def choose(code, stream, g, seat, mask, may_draw, may_pass):
     # random: a uniform physical card, copies counted
     if g[S_ONE_DECK]:
         return _nth_bit(mask, _pick(stream, popcount(mask)))
+    return _random_copy(stream, g, seat, mask)
+
+
+@njit(cache=True, _nrt=False)
+def _random_copy(stream, g, seat, mask):
+    """``random`` with several decks: a uniform physical card of ``mask``, copies counted."""
     total = 0
     m = mask
     while m:
@@ -263,44 +286,6 @@ def name_suit(code, stream, k):
     if code == STRAT_FIRST:
         return 0
     return _pick(stream, k)
-
-
-# --- legality --------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _wilds_allowed(g, top):
-    """The wild identities that may be played now (the reference's ``wild_allowed``)."""
-    wild = g[S_WILD_MASK]
-    top_is_wild = (wild >> top) & 1
-    if top_is_wild and g[G_RULES + R_WILD_ON_WILD] == 0:
-        return 0
-    if g[G_RULES + R_WILD_MODE] == WILD_MATCH_SUIT and not top_is_wild:
-        return wild & (SUIT_MASK[g[S_SUIT]] | RANK_MASK[top % 13])
-    return wild
-
-
-@njit(cache=True, _nrt=False)
-def _legal_mask(g, seat, mode):
-    """The identities ``seat`` may play now (the reference's ``is_legal``, as a mask)."""
-    if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
-        return 0
-    held = g[S_HELD + seat]
-    if mode == OPENING:
-        return held & SUIT_MASK[0]
-    top = g[G_PILE + g[S_PLEN] - 1]
-    if mode == ANSWER:
-        allowed = 0
-        stacking = g[G_RULES + R_STACKING]
-        if stacking == STACK_ANY_DRAW:
-            allowed = g[S_DRAW_MASK]
-        elif stacking == STACK_SAME_RANK:
-            allowed = g[S_DRAW_MASK] & RANK_MASK[top % 13]
-        if g[G_RULES + R_WILD_ANSWERS]:
-            allowed |= _wilds_allowed(g, top)
-        return held & allowed
-    matching = (SUIT_MASK[g[S_SUIT]] | RANK_MASK[top % 13]) & ~g[S_WILD_MASK]
-    return held & (matching | _wilds_allowed(g, top))
 
 
 # --- drawing, passing, ending ----------------------------------------------------------------
@@ -367,19 +352,26 @@ def _reshuffle(g, stream):
 
 
 @njit(cache=True, _nrt=False)
+def _draw_empty(g, stream, seat):
+    """Draw from an empty stock as ``stock_empty`` says: reshuffle and take the top card;
+    -1 when nothing can be drawn, or when the game ended (``stock_empty = end``)."""
+    rule = g[G_RULES + R_STOCK_EMPTY]
+    if rule == EMPTY_END:
+        _stock_out(g, seat)
+        return -1
+    if rule == EMPTY_RESHUFFLE and g[S_PLEN] > 1:
+        _reshuffle(g, stream)
+        return _take(g, seat)
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _draw_one(g, stream, seat):
     """Draw the top card (reshuffling if the rules say so); -1 when nothing can be drawn,
     or when the game ended (``stock_empty = end``)."""
-    if g[S_SPOS] == g[S_SEND]:
-        rule = g[G_RULES + R_STOCK_EMPTY]
-        if rule == EMPTY_END:
-            _stock_out(g, seat)
-            return -1
-        if rule == EMPTY_RESHUFFLE and g[S_PLEN] > 1:
-            _reshuffle(g, stream)
-        else:
-            return -1
-    return _take(g, seat)
+    if g[S_SPOS] < g[S_SEND]:
+        return _take(g, seat)
+    return _draw_empty(g, stream, seat)
 
 
 @njit(cache=True, _nrt=False)
@@ -399,7 +391,7 @@ def _pass_turn(g, seat):
     if g[S_IDLE] >= g[S_N] + 1:
         winner = -1
         if g[G_RULES + R_BLOCKED_WINNER] == BLOCKED_LOWEST:
-            winner = _lowest_hand_from(g, _next_seat(g, seat))
+            winner = _lowest_hand_from(g, _wrap(seat + g[S_DIR], g[S_N]))
         g[S_END] = END_BLOCKED
         g[S_WINNER] = winner
 
@@ -424,13 +416,20 @@ def _name_suit(g, stream, seat, card):
 
 
 @njit(cache=True, _nrt=False)
-def _apply_effects(g, stream, seat, flags, draw, all_draw):
-    """The played card acts; returns 1 when the seat must play again (compulsory)."""
+def _forgot_call(g, stream, seat):
+    """The seat left with one card forgot its last-card call: it draws the penalty, or may
+    not go out until the end of its next turn."""
+    if g[G_RULES + R_LAST_RULE] == LAST_PENALTY:
+        _draw_penalty(g, stream, seat, g[G_RULES + R_LAST_PENALTY])
+    else:
+        g[S_BARRED + seat] = 2
+
+
+@njit(cache=True, _nrt=False)
+def _rare_effects(g, stream, seat, flags, draw, all_draw):
+    """What a card with ``flags`` and a draw or every-other-seat draw does (the skip and
+    draw penalties of :meth:`.reference.Game.apply_effects`); the reverse is done."""
     n = g[S_N]
-    if flags & FLAG_REVERSE:
-        g[S_DIR] = -g[S_DIR]
-        if n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP:
-            g[S_SKIP_NEXT] = 1
     skip = (flags & FLAG_SKIP) != 0
     if draw:
         if g[S_PENDING]:
@@ -440,10 +439,9 @@ def _apply_effects(g, stream, seat, flags, draw, all_draw):
                 g[S_PENDING] += draw
             g[S_PSKIP] = skip
         elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
-            victim = _next_seat(g, seat)
-            _draw_penalty(g, stream, victim, draw)
+            _draw_penalty(g, stream, _wrap(seat + g[S_DIR], n), draw)
             if g[S_END] >= 0:
-                return 0
+                return
             g[S_SKIP_NEXT] = 1
         else:
             g[S_PENDING] = draw
@@ -452,190 +450,217 @@ def _apply_effects(g, stream, seat, flags, draw, all_draw):
         g[S_SKIP_NEXT] = 1
     if all_draw:
         for k in range(1, n):
-            other = _wrap(seat + k * g[S_DIR], n)
-            _draw_penalty(g, stream, other, all_draw)
+            _draw_penalty(g, stream, _wrap(seat + k * g[S_DIR], n), all_draw)
             if g[S_END] >= 0:
-                return 0
-    return 1 if (flags & FLAG_AGAIN) != 0 or all_draw > 0 else 0
+                return
+
+
+# --- the turns -------------------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def _play_card(g, stream, seat, card, mode):
-    """Play ``card``; returns 1 when an extra compulsory play follows in this turn."""
-    g[G_HANDS + seat * DECK + card] -= 1
-    if g[G_HANDS + seat * DECK + card] == 0:
-        g[S_HELD + seat] &= ~(np.int64(1) << card)
-    g[S_LEN + seat] -= 1
-    g[G_PILE + g[S_PLEN]] = card
-    g[S_PLEN] += 1
-    g[S_PLAYS] += 1
-    g[S_IDLE] = 0
-    if g[S_LEN + seat] == 0:
-        g[S_END] = END_OUT
-        g[S_WINNER] = seat
-        g[S_FINISH] = card % 13
-        return 0
-    if g[G_RULES + R_MAX_PLAYS] > 0 and g[S_PLAYS] >= g[G_RULES + R_MAX_PLAYS]:
-        g[S_END] = END_PLAY_CAP
-        return 0
-    flags = 0
-    draw = 0
-    all_draw = 0
-    if mode != OPENING:
-        rank = card % 13
-        flags = g[G_RULES + R_EFFECT_FLAGS + rank]
-        draw = g[G_RULES + R_DRAW + rank]
-        all_draw = g[G_RULES + R_ALL_DRAW + rank]
-    stacks = draw > 0 and g[S_PENDING] > 0
-    if mode == ANSWER and not stacks:
-        g[S_PENDING] = 0
-    if (flags & FLAG_WILD) != 0 and not stacks:
-        _name_suit(g, stream, seat, card)
-    else:
-        g[S_SUIT] = card // 13
-    # The last-card call.
-    if g[G_RULES + R_LAST_CALL] and g[S_LEN + seat] == 1:
-        threshold = g[S_FORGET + seat]
-        if threshold >= 0 and next_u32(stream) < threshold:
-            if g[G_RULES + R_LAST_RULE] == LAST_PENALTY:
-                _draw_penalty(g, stream, seat, g[G_RULES + R_LAST_PENALTY])
-                if g[S_END] >= 0:
-                    return 0
-            else:
-                g[S_BARRED + seat] = 2
-    return _apply_effects(g, stream, seat, flags, draw, all_draw)
+def _play(g, stream, seat):
+    """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
 
-
-# --- the kinds of turn -----------------------------------------------------------------------
-
-
-@njit(cache=True, _nrt=False)
-def _no_play(g, stream, seat, compulsory):
-    """Draw as ``on_no_play`` says (not ``draw_up_to``); returns the extra-play flag."""
-    rule = g[G_RULES + R_ON_NO_PLAY]
-    if rule == NO_PLAY_UNTIL:
-        while True:
-            card = _draw_one(g, stream, seat)
-            if card < 0:
-                if g[S_END] < 0:
-                    _pass_turn(g, seat)
-                return 0
-            if (_legal_mask(g, seat, NORMAL) >> card) & 1:
-                return _play_card(g, stream, seat, card, NORMAL)
-    card = _draw_one(g, stream, seat)
-    if card < 0:
-        if g[S_END] < 0:
-            _pass_turn(g, seat)
-        return 0
-    if rule == NO_PLAY_MAY_PLAY and (_legal_mask(g, seat, NORMAL) >> card) & 1:
-        if compulsory or play_drawn(g[S_STRATEGY + seat], stream):
-            return _play_card(g, stream, seat, card, NORMAL)
-    return 0
-
-
-@njit(cache=True, _nrt=False)
-def _draw_up_to_phase(g, stream, seat, compulsory):
-    limit = g[G_RULES + R_DRAW_UP_TO]
-    drawn = 0
-    code = g[S_STRATEGY + seat]
+    One function for every kind of turn and decision, so that the hot path makes no calls:
+    a turn is a loop of decisions (the opening, the answer to a penalty, the play phase
+    with its draws, and the extra plays of ``again``) around one call of :func:`choose` and
+    one place where a card is played. The rare cases (an empty stock, passes, penalties,
+    named suits, forgotten calls) are functions of their own.
+    """
+    n = g[S_N]
+    wild_mask = g[S_WILD_MASK]
+    draw_mask = g[S_DRAW_MASK]
+    max_turns = g[G_RULES + R_MAX_TURNS]
+    max_plays = g[G_RULES + R_MAX_PLAYS]
+    no_play = g[G_RULES + R_ON_NO_PLAY]
+    draw_up_to = g[G_RULES + R_DRAW_UP_TO]
+    voluntary = g[G_RULES + R_VOLUNTARY] != 0
+    stacking = g[G_RULES + R_STACKING]
+    wild_answers = g[G_RULES + R_WILD_ANSWERS] != 0
+    wild_on_wild = g[G_RULES + R_WILD_ON_WILD] != 0
+    match_suit = g[G_RULES + R_WILD_MODE] == WILD_MATCH_SUIT
+    penalty_ends = g[G_RULES + R_PENALTY_ENDS] != 0
+    last_call = g[G_RULES + R_LAST_CALL] != 0
+    reverse_skips = n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP
     while True:
-        mask = _legal_mask(g, seat, NORMAL)
-        by_choice = mask == 0 or (g[G_RULES + R_VOLUNTARY] != 0 and not compulsory)
-        may_draw = by_choice and drawn < limit and _drawable(g)
-        may_pass = by_choice and (drawn >= limit or _exhausted(g))
-        may_pass = may_pass or _free_pass(g, compulsory)
-        if not (mask != 0 or may_draw or may_pass):
-            _draw_one(g, stream, seat)  # stock_empty = end
-            return 0
-        choice = choose(code, stream, g, seat, mask, may_draw, may_pass)
-        if choice == PASS:
-            _pass_turn(g, seat)
-            return 0
-        if choice != DRAW:
-            return _play_card(g, stream, seat, choice, NORMAL)
-        _draw_one(g, stream, seat)
-        if g[S_END] >= 0:
-            return 0
-        drawn += 1
-
-
-@njit(cache=True, _nrt=False)
-def _play_phase(g, stream, seat, compulsory):
-    """Play one card or do what ``on_no_play`` says; returns the extra-play flag."""
-    if g[G_RULES + R_ON_NO_PLAY] == NO_PLAY_UP_TO:
-        return _draw_up_to_phase(g, stream, seat, compulsory)
-    mask = _legal_mask(g, seat, NORMAL)
-    may_draw = mask != 0 and g[G_RULES + R_VOLUNTARY] != 0 and not compulsory and _drawable(g)
-    may_pass = _free_pass(g, compulsory)
-    choice = DRAW
-    if mask != 0 or may_pass:
-        choice = choose(g[S_STRATEGY + seat], stream, g, seat, mask, may_draw, may_pass)
-    if choice == PASS:
-        _pass_turn(g, seat)
-        return 0
-    if choice == DRAW:
-        return _no_play(g, stream, seat, compulsory)
-    return _play_card(g, stream, seat, choice, NORMAL)
-
-
-@njit(cache=True, _nrt=False)
-def _penalty_turn(g, stream, seat):
-    """Facing a pending penalty: answer it, or draw the total."""
-    mask = _legal_mask(g, seat, ANSWER)
-    choice = choose(g[S_STRATEGY + seat], stream, g, seat, mask, True, False)
-    if choice >= 0:
-        return _play_card(g, stream, seat, choice, ANSWER)
-    total = g[S_PENDING]
-    g[S_PENDING] = 0
-    ends_turn = g[S_PSKIP] != 0 or g[G_RULES + R_PENALTY_ENDS] != 0
-    _draw_penalty(g, stream, seat, total)
-    if g[S_END] >= 0 or ends_turn:
-        return 0
-    return _play_phase(g, stream, seat, False)
-
-
-@njit(cache=True, _nrt=False)
-def _opening_turn(g, stream, seat):
-    """A club opening: play a club, drawing until one comes (no reshuffle)."""
-    g[S_OPENINGS] -= 1
-    mask = _legal_mask(g, seat, OPENING)
-    if mask:
-        card = choose(g[S_STRATEGY + seat], stream, g, seat, mask, False, False)
-    else:
-        while True:
-            if g[S_SPOS] == g[S_SEND]:
-                _stock_out(g, seat)
-                return 0
-            card = _take(g, seat)
-            if card < 13:
-                break
-    return _play_card(g, stream, seat, card, OPENING)
-
-
-@njit(cache=True, _nrt=False)
-def _take_turn(g, stream, seat):
-    """One turn of ``seat``; returns the seat that acts next."""
-    g[S_TURNS] += 1
-    g[S_SKIP_NEXT] = 0
-    if g[S_OPENINGS]:
-        again = _opening_turn(g, stream, seat)
-    elif g[S_PENDING]:
-        again = _penalty_turn(g, stream, seat)
-    else:
-        again = _play_phase(g, stream, seat, False)
-    extra = 0
-    while again and g[S_END] < 0:
-        if extra >= g[G_RULES + R_MAX_TURNS]:  # a runaway chain of extra plays
+        if g[S_TURNS] >= max_turns:
             g[S_END] = END_TURN_CAP
-            return seat
-        extra += 1
-        again = _play_phase(g, stream, seat, True)
-    if g[S_END] >= 0:
-        return seat
-    if g[S_BARRED + seat] > 0:
-        g[S_BARRED + seat] -= 1
-    step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
-    return _wrap(seat + step * g[S_DIR], g[S_N])
+            return
+        # --- one turn of ``seat``
+        g[S_TURNS] += 1
+        g[S_SKIP_NEXT] = 0
+        code = g[S_STRATEGY + seat]
+        mode = NORMAL
+        if g[S_OPENINGS]:
+            g[S_OPENINGS] -= 1
+            mode = OPENING
+        elif g[S_PENDING]:
+            mode = ANSWER
+        compulsory = False
+        extra = 0  # extra plays made (again, all_draw)
+        drawn = 0  # cards drawn in this play phase (draw_up_to)
+        while True:  # the decisions of the turn, until it ends
+            # The seat's legal identities (the reference's is_legal, as a mask).
+            if mode == OPENING:
+                allowed = SUIT_BITS
+            else:
+                top = g[G_PILE + g[S_PLEN] - 1]
+                top_rank = top % 13
+                # The wilds that may be played now (the reference's wild_allowed).
+                wilds = wild_mask
+                top_is_wild = (wild_mask >> top) & 1
+                if top_is_wild and not wild_on_wild:
+                    wilds = 0
+                elif match_suit and not top_is_wild:
+                    wilds &= (SUIT_BITS << (13 * g[S_SUIT])) | (RANK_BITS << top_rank)
+                if mode == ANSWER:
+                    allowed = 0
+                    if stacking == STACK_ANY_DRAW:
+                        allowed = draw_mask
+                    elif stacking == STACK_SAME_RANK:
+                        allowed = draw_mask & (RANK_BITS << top_rank)
+                    if wild_answers:
+                        allowed |= wilds
+                else:
+                    matching = (SUIT_BITS << (13 * g[S_SUIT])) | (RANK_BITS << top_rank)
+                    allowed = (matching & ~wild_mask) | wilds
+            mask = g[S_HELD + seat] & allowed
+            if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
+                mask = 0
+            # The options, and the decision.
+            may_draw = False
+            may_pass = False
+            ask = True
+            if mode == OPENING:
+                ask = mask != 0
+            elif mode == ANSWER:
+                may_draw = True
+            elif no_play == NO_PLAY_UP_TO:
+                by_choice = mask == 0 or (voluntary and not compulsory)
+                may_draw = by_choice and drawn < draw_up_to and _drawable(g)
+                may_pass = by_choice and (drawn >= draw_up_to or _exhausted(g))
+                may_pass = may_pass or _free_pass(g, compulsory)
+                if not (mask != 0 or may_draw or may_pass):
+                    _draw_one(g, stream, seat)  # stock_empty = end: the game ends
+                    break
+            else:
+                may_draw = mask != 0 and voluntary and not compulsory and _drawable(g)
+                may_pass = _free_pass(g, compulsory)
+                ask = mask != 0 or may_pass
+            card = DRAW
+            if ask:
+                card = choose(code, stream, g, seat, mask, may_draw, may_pass)
+            if card == PASS:
+                _pass_turn(g, seat)
+                break
+            if card == DRAW:
+                if mode == OPENING:  # draw until a club comes (no reshuffle)
+                    while True:
+                        if g[S_SPOS] == g[S_SEND]:
+                            _stock_out(g, seat)
+                            return
+                        card = _take(g, seat)
+                        if card < 13:
+                            break
+                elif mode == ANSWER:  # take the penalty
+                    total = g[S_PENDING]
+                    g[S_PENDING] = 0
+                    ends_turn = g[S_PSKIP] != 0 or penalty_ends
+                    _draw_penalty(g, stream, seat, total)
+                    if g[S_END] >= 0:
+                        return
+                    if ends_turn:
+                        break
+                    mode = NORMAL
+                    continue
+                elif no_play == NO_PLAY_UP_TO:
+                    _draw_one(g, stream, seat)
+                    if g[S_END] >= 0:
+                        return
+                    drawn += 1
+                    continue
+                else:  # on_no_play: the drawn card may be played
+                    card = _draw_one(g, stream, seat)
+                    if no_play == NO_PLAY_UNTIL:
+                        while card >= 0 and not (allowed >> card) & 1:
+                            card = _draw_one(g, stream, seat)
+                    if card < 0:
+                        if g[S_END] >= 0:
+                            return
+                        _pass_turn(g, seat)
+                        break
+                    if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
+                        break
+                    if no_play == NO_PLAY_MAY_PLAY and not compulsory:
+                        if not play_drawn(code, stream):
+                            break
+            # --- play ``card`` (the reference's play_card)
+            hand = G_HANDS + seat * DECK + card
+            g[hand] -= 1
+            if g[hand] == 0:
+                g[S_HELD + seat] &= ~(np.int64(1) << card)
+            g[S_LEN + seat] -= 1
+            g[G_PILE + g[S_PLEN]] = card
+            g[S_PLEN] += 1
+            g[S_PLAYS] += 1
+            g[S_IDLE] = 0
+            if g[S_LEN + seat] == 0:
+                g[S_END] = END_OUT
+                g[S_WINNER] = seat
+                g[S_FINISH] = card % 13
+                return
+            if max_plays > 0 and g[S_PLAYS] >= max_plays:
+                g[S_END] = END_PLAY_CAP
+                return
+            flags = 0
+            draw = 0
+            all_draw = 0
+            if mode != OPENING:
+                rank = card % 13
+                flags = g[G_RULES + R_EFFECT_FLAGS + rank]
+                draw = g[G_RULES + R_DRAW + rank]
+                all_draw = g[G_RULES + R_ALL_DRAW + rank]
+            stacks = draw > 0 and g[S_PENDING] > 0
+            if mode == ANSWER and not stacks:
+                g[S_PENDING] = 0
+            if (flags & FLAG_WILD) != 0 and not stacks:
+                _name_suit(g, stream, seat, card)
+            else:
+                g[S_SUIT] = card // 13
+            if last_call and g[S_LEN + seat] == 1:
+                threshold = g[S_FORGET + seat]
+                if threshold >= 0 and next_u32(stream) < threshold:
+                    _forgot_call(g, stream, seat)
+                    if g[S_END] >= 0:
+                        return
+            # The card acts (the reference's apply_effects).
+            if flags & FLAG_REVERSE:
+                g[S_DIR] = -g[S_DIR]
+                if reverse_skips:
+                    g[S_SKIP_NEXT] = 1
+            if draw or all_draw:
+                _rare_effects(g, stream, seat, flags, draw, all_draw)
+                if g[S_END] >= 0:
+                    return
+            elif flags & FLAG_SKIP:
+                g[S_SKIP_NEXT] = 1
+            if (flags & FLAG_AGAIN) == 0 and all_draw == 0:
+                break
+            # An extra, compulsory play in the same turn.
+            if extra >= max_turns:  # a runaway chain of extra plays
+                g[S_END] = END_TURN_CAP
+                return
+            extra += 1
+            mode = NORMAL
+            compulsory = True
+            drawn = 0
+        if g[S_END] >= 0:
+            return
+        if g[S_BARRED + seat] > 0:
+            g[S_BARRED + seat] -= 1
+        step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
+        seat = _wrap(seat + step * g[S_DIR], n)
 
 
 @njit(cache=True, _nrt=False)
@@ -661,59 +686,76 @@ def _turn_starter(g, stream):
 
 
 @njit(cache=True, _nrt=False)
-def _deal(g, stream, n, decks, hand_size, first):
-    """Deal from the stream; ``first`` is the first seat, or -1 to take it from the rules."""
-    if first < 0:
-        first = (bounded(stream, n) + 1) % n if g[G_RULES + R_FIRST_SEAT] == FIRST_RANDOM else 0
-    total = DECK * decks
+def _prepare(g, rules, n, decks, strategies, forget):
+    """Make a new scratch ``g`` (int64[G_SIZE]) ready for the games of a run: the rule
+    vector, the run's constants (players, decks, wild and draw ranks, each seat's strategy
+    code and forget threshold) and empty hands."""
+    for i in range(RULE_VECTOR_SIZE):
+        g[G_RULES + i] = rules[i]
+    g[S_N] = n
     g[S_ONE_DECK] = decks == 1
-    for i in range(total):
-        g[G_STOCK + i] = i % DECK
+    wild = 0
+    draws = 0
+    for rank in range(13):
+        if rules[R_EFFECT_FLAGS + rank] & FLAG_WILD:
+            wild |= RANK_BITS << rank
+        if rules[R_DRAW + rank] > 0:
+            draws |= RANK_BITS << rank
+    g[S_WILD_MASK] = wild
+    g[S_DRAW_MASK] = draws
+    for seat in range(n):
+        g[S_STRATEGY + seat] = strategies[seat]
+        g[S_FORGET + seat] = forget[seat]
+    for i in range(MAX_PLAYERS * DECK):
+        g[G_HANDS + i] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _deal(g, stream, decks, hand_size, first):
+    """Start a game: zero its state, shuffle and deal from the stream; returns the first
+    seat (``first``, or drawn as ``first_seat`` says when -1). The hands' counts must be
+    zero (see :func:`_record`)."""
+    n = g[S_N]
+    for i in range(S_GAME_SIZE):
+        g[i] = 0
+    g[S_DIR] = 1
+    g[S_END] = -1
+    g[S_WINNER] = -1
+    g[S_FINISH] = -1
+    start = g[G_RULES + R_START]
+    g[S_OPENINGS] = 1 if start == START_LEAD_CLUB else (n if start == START_ALL_LEAD_CLUB else 0)
+    if first < 0:
+        first = 0
+        if g[G_RULES + R_FIRST_SEAT] == FIRST_RANDOM:
+            first = _wrap(bounded(stream, n) + 1, n)
+    g[S_FIRST] = first
+    total = DECK * decks
+    for copy in range(decks):
+        for card in range(DECK):
+            g[G_STOCK + copy * DECK + card] = card
     shuffle(stream, g[G_STOCK:], total)
     for seat in range(n):
-        for card in range(DECK):
-            g[G_HANDS + seat * DECK + card] = 0
         g[S_HELD + seat] = 0
         g[S_LEN + seat] = hand_size
-    for round_ in range(hand_size):
-        for j in range(n):
-            seat = (first + j) % n
-            card = g[G_STOCK + round_ * n + j]
-            g[G_HANDS + seat * DECK + card] += 1
-            g[S_HELD + seat] |= np.int64(1) << card
+    seat = first
+    for i in range(n * hand_size):
+        card = g[G_STOCK + i]
+        g[G_HANDS + seat * DECK + card] += 1
+        g[S_HELD + seat] |= np.int64(1) << card
+        seat += 1
+        if seat == n:
+            seat = 0
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
     return first
 
 
 @njit(cache=True, _nrt=False)
-def _setup(g, n, strategies, forget):
-    for i in range(STATE_SIZE):
-        g[i] = 0
-    g[S_N] = n
-    g[S_DIR] = 1
-    g[S_END] = -1
-    g[S_WINNER] = -1
-    g[S_FINISH] = -1
-    wild = 0
-    draws = 0
-    for rank in range(13):
-        if g[G_RULES + R_EFFECT_FLAGS + rank] & FLAG_WILD:
-            wild |= RANK_MASK[rank]
-        if g[G_RULES + R_DRAW + rank] > 0:
-            draws |= RANK_MASK[rank]
-    g[S_WILD_MASK] = wild
-    g[S_DRAW_MASK] = draws
-    start = g[G_RULES + R_START]
-    g[S_OPENINGS] = 1 if start == START_LEAD_CLUB else (n if start == START_ALL_LEAD_CLUB else 0)
-    for seat in range(n):
-        g[S_STRATEGY + seat] = strategies[seat]
-        g[S_FORGET + seat] = forget[seat]
-
-
-@njit(cache=True, _nrt=False)
 def _record(g, stats, seats, row):
-    """Write the game's record: ``stats[row]`` and ``seats[row]`` (cards, points, score)."""
+    """Write the game's record: ``stats[row]`` and ``seats[row]`` (cards, points, score).
+
+    Empties the hands' counts on the way (a count is positive just where the seat's mask
+    has the bit), so that the next deal starts from empty hands."""
     n = g[S_N]
     stats[row, O_WINNER] = g[S_WINNER]
     stats[row, O_END] = g[S_END]
@@ -733,7 +775,14 @@ def _record(g, stats, seats, row):
         multiplier = g[G_RULES + R_MULTIPLIER + g[S_FINISH]]
     collected = 0
     for seat in range(n):
-        points = _hand_points(g, seat)
+        points = 0
+        m = g[S_HELD + seat]
+        while m:
+            card = trailing_zeros(m)
+            hand = G_HANDS + seat * DECK + card
+            points += g[hand] * g[G_RULES + R_POINTS + card % 13]
+            g[hand] = 0
+            m &= m - 1
         seats[row, 0, seat] = g[S_LEN + seat]
         seats[row, 1, seat] = points
         if winner < 0:
@@ -748,48 +797,16 @@ def _record(g, stats, seats, row):
 
 
 @njit(cache=True, _nrt=False)
-def _load_rules(g, rules):
-    for i in range(RULE_VECTOR_SIZE):
-        g[G_RULES + i] = rules[i]
-
-
-@njit(cache=True, _nrt=False)
-def play_game(
-    g,
-    stream,
-    key0,
-    key1,
-    game,
-    stream_id,
-    first,
-    n,
-    decks,
-    hand_size,
-    strategies,
-    forget,
-    stats,
-    seats,
-    row,
-):
+def play_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, stats, seats, row):
     """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
-    passes ``k % n``). ``g`` is the game's scratch (``G_SIZE``), the rule vector already at
-    ``G_RULES``."""
+    passes ``k % n``). ``g`` is the run's scratch (``G_SIZE``), made by :func:`_prepare`."""
     stream_init(stream, key0, key1, game, stream_id)
-    _setup(g, n, strategies, forget)
-    seat = _deal(g, stream, n, decks, hand_size, first)
-    g[S_FIRST] = seat
+    seat = _deal(g, stream, decks, hand_size, first)
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream)
-    max_turns = g[G_RULES + R_MAX_TURNS]
-    while True:
-        if g[S_TURNS] >= max_turns:
-            g[S_END] = END_TURN_CAP
-            break
-        seat = _take_turn(g, stream, seat)
-        if g[S_END] >= 0:
-            break
+    _play(g, stream, seat)
     _record(g, stats, seats, row)
 
 
@@ -809,24 +826,10 @@ def play_random_games(
     for block in prange(blocks):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
-        _load_rules(g, rules)
+        _prepare(g, rules, n, decks, strategies, forget)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
             play_game(
-                g,
-                stream,
-                key0,
-                key1,
-                first_game + i,
-                0,
-                -1,
-                n,
-                decks,
-                hand_size,
-                strategies,
-                forget,
-                stats,
-                seats,
-                i,
+                g, stream, key0, key1, first_game + i, 0, -1, decks, hand_size, stats, seats, i
             )
 
 
@@ -867,7 +870,7 @@ def play_matches(
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         scratch_stats = np.empty((1, STATS), np.int64)
         scratch_seats = np.empty((1, 3, n), np.int64)
-        _load_rules(g, rules)
+        _prepare(g, rules, n, decks, strategies, forget)
         for seat in range(n):
             totals[i, seat] = 0
         k = 0
@@ -883,11 +886,8 @@ def play_matches(
                 first_match + i,
                 k,
                 k % n,
-                n,
                 decks,
                 hand_size,
-                strategies,
-                forget,
                 row_stats,
                 row_seats,
                 row,
