@@ -208,9 +208,9 @@ def pct_digits(lo: float, hi: float) -> int:
     """Decimals that show the half-width of the interval ``lo``–``hi`` (fractions), as a
     percentage, to one significant digit: 1 for ± 0.6%, 2 for ± 0.03%; 1 to 4."""
     half = 100 * (hi - lo) / 2
-    if not half > 0 or math.isnan(half):
+    if not half > 0:
         return 1
-    return max(1, min(4, 1 - math.floor(math.log10(half))))
+    return max(1, min(4, -math.floor(math.log10(half))))
 
 
 def fmt_share_pm(share: float, lo: float, hi: float, digits: int | None = None) -> str:
@@ -223,11 +223,15 @@ def fmt_share_pm(share: float, lo: float, hi: float, digits: int | None = None) 
     return f"{100 * share:.{digits}f}% ± {100 * (hi - lo) / 2:.{digits}f}%"
 
 
-def fmt_range(lo: float, hi: float, digits: int = 1) -> str:
-    """An interval of plain numbers with ``digits`` decimals: ``"252.1–255.9"``,
-    ``"31.0–31.2"``; NaN as an en dash."""
+def fmt_range(lo: float, hi: float, digits: int | None = None) -> str:
+    """An interval of plain numbers: ``"252.1–255.9"``, ``"31.0–31.2"``; ``digits``
+    decimals, by default enough to show half its width to one significant digit (at least
+    1, at most 4: ``"254.77–254.83"``); NaN as an en dash."""
     if math.isnan(lo) or math.isnan(hi):
         return "–"
+    if digits is None:
+        half = (hi - lo) / 2
+        digits = 1 if not half > 0 else max(1, min(4, -math.floor(math.log10(half))))
     return f"{lo:,.{digits}f}–{hi:,.{digits}f}"
 
 

@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 
 from analysis import output as output_module
 from analysis.bootstrap import mean_interval
-from analysis.describe import chart_title, fmt_num, non_default_rules
+from analysis.describe import chart_title, fmt_num, fmt_range, non_default_rules
 from analysis.distribution import Distribution
 from analysis.document import to_markdown
 from analysis.errors import ReportError
@@ -139,7 +139,7 @@ def test_report_numbers_match_the_records(built):
     assert length_rows[0][:4] == [
         "cards",
         fmt_num(ended["cards"].mean()),
-        f"{lo:.1f}–{hi:.1f}",
+        fmt_range(lo, hi),
         fmt_num(ended["cards"].median()),
     ]
     assert length_rows[0][-1] == "5,000"

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binomtest
 
 from analysis.bootstrap import mean_interval
-from analysis.describe import fmt_num, non_default_rules
+from analysis.describe import fmt_num, fmt_range, non_default_rules
 from analysis.distribution import Distribution
 from analysis.errors import ReportError
 from analysis.load import open_run
@@ -124,7 +124,7 @@ def test_numbers_match_the_records(built):
     lo, hi = mean_interval(Distribution.of(games["turns"].to_numpy()))
     assert lengths["turns"][1:4] == [
         fmt_num(games["turns"].mean()),
-        f"{lo:.1f}–{hi:.1f}",
+        fmt_range(lo, hi),
         fmt_num(games["turns"].median()),
     ]
     assert lengths["cards drawn"][1] == fmt_num(games["draws"].mean())

@@ -98,3 +98,18 @@ def test_end_reasons_keeps_unknown_reasons_last():
     table = end_reasons(pd.DataFrame({"end": ["out", "resigned"]}))
     assert list(table.index) == [*END_REASONS, "resigned"]
     assert table["count"].sum() == 2
+
+
+def test_interval_decimals_follow_the_half_width():
+    from analysis.describe import fmt_range, fmt_share_pm, fmt_wilson, pct_digits
+
+    assert pct_digits(0.2443, 0.2564) == 1  # ± 0.6%
+    assert pct_digits(0.25015, 0.25185) == 2  # ± 0.085%
+    assert fmt_share_pm(0.2503, 0.2443, 0.2564) == "25.0% ± 0.6%"
+    assert fmt_share_pm(0.251, 0.25015, 0.25185) == "25.10% ± 0.09%"
+    assert fmt_wilson(0.25012, 0.25183) == "25.01–25.18%"
+    assert fmt_range(28.93, 29.31) == "28.9–29.3"
+    assert fmt_range(28.93, 29.10) == "28.93–29.10"
+    assert fmt_range(254.7712, 254.8301) == "254.77–254.83"
+    assert fmt_range(7.0, 7.0) == "7.0–7.0"
+    assert fmt_range(float("nan"), 1.0) == "–"
