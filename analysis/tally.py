@@ -142,9 +142,7 @@ class Longest:
     def update(self, batch: Batch) -> None:
         if self.top <= 0:
             return
-        rows = np.flatnonzero(self.where(batch)) if self.where is not None else None
-        if rows is None:
-            rows = np.arange(len(batch))
+        rows = np.arange(len(batch)) if self.where is None else np.flatnonzero(self.where(batch))
         keys = batch[self.key][rows]
         if keys.size > self.top:
             threshold = np.partition(keys, keys.size - self.top)[keys.size - self.top]

@@ -3,7 +3,10 @@
 import csv
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -227,3 +230,18 @@ def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path
     scores = [f"{games[f'score_{s}'].mean():g}" for s in range(3)]
     assert f"| one | {' | '.join(scores)} |" in markdown
     assert "seat 0 wins 75.0% ± " in markdown.split("\n\n")[1]
+
+
+def test_comparison_never_imports_numba(tmp_path):
+    a, b = make_run(tmp_path / "a", 150, n=300), make_run(tmp_path / "b", 160, n=300)
+    code = (
+        "import sys\nimport analysis.compare\nassert 'numba' not in sys.modules, 'on import'\n"
+        f"analysis.compare.write_comparison([{str(a)!r}, {str(b)!r}], {str(tmp_path / 'out')!r})\n"
+        "assert 'numba' not in sys.modules, 'while writing'\n"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
