@@ -27,3 +27,23 @@ def test_shuffle_equals_reference_inside_and_past_the_table(count):
     expected = list(range(count))
     Stream(99, 5).shuffle(expected)
     assert items.tolist() == expected
+
+
+def test_shuffle_equals_reference_when_batch_words_are_rejected():
+    batches = 0
+    i = 51
+    while i > 0:
+        i -= len(batch_bounds(i))
+        batches += 1
+    state = np.empty(rng_jit.STATE_SIZE, np.int64)
+    rejected = 0
+    for game in range(200):
+        rng_jit.stream_init(state, *seed_key(7), game, 0)
+        items = np.arange(52, dtype=np.int64)
+        rng_jit.shuffle(state, items, 52)
+        reference = Stream(7, game)
+        expected = list(range(52))
+        reference.shuffle(expected)
+        assert items.tolist() == expected
+        rejected += 4 * reference.block - len(reference.words) > batches
+    assert rejected > 20  # about 35% of 52-card shuffles reject a word
