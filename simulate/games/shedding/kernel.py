@@ -163,7 +163,12 @@ G_HANDS = STATE_SIZE
 G_STOCK = G_HANDS + MAX_PLAYERS * DECK
 G_PILE = G_STOCK + MAX_CARDS
 G_RULES = G_PILE + MAX_CARDS
-G_SIZE = G_RULES + RULE_VECTOR_SIZE
+# Per identity (``+ identity``), from the rule vector: its rank's effects and points.
+G_FLAGS = G_RULES + RULE_VECTOR_SIZE
+G_DRAW = G_FLAGS + DECK
+G_ALL_DRAW = G_DRAW + DECK
+G_POINTS = G_ALL_DRAW + DECK
+G_SIZE = G_POINTS + DECK
 
 # Output columns of ``stats``.
 (O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH, O_FIRST) = (
@@ -297,7 +302,7 @@ def _hand_points(g, seat):
     m = g[S_HELD + seat]
     while m:
         card = trailing_zeros(m)
-        total += g[G_HANDS + seat * DECK + card] * g[G_RULES + R_POINTS + card % 13]
+        total += g[G_HANDS + seat * DECK + card] * g[G_POINTS + card]
         m &= m - 1
     return total
 
@@ -483,6 +488,11 @@ def _play(g, stream, seat):
     penalty_ends = g[G_RULES + R_PENALTY_ENDS] != 0
     last_call = g[G_RULES + R_LAST_CALL] != 0
     reverse_skips = n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP
+    # The top card of the pile (none before a club opening) and the suit in force, kept
+    # here as well as in ``g``: only a play changes them.
+    top = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else 0
+    top_rank = top % 13
+    suit = g[S_SUIT]
     while True:
         if g[S_TURNS] >= max_turns:
             g[S_END] = END_TURN_CAP
@@ -505,15 +515,13 @@ def _play(g, stream, seat):
             if mode == OPENING:
                 allowed = SUIT_BITS
             else:
-                top = g[G_PILE + g[S_PLEN] - 1]
-                top_rank = top % 13
                 # The wilds that may be played now (the reference's wild_allowed).
                 wilds = wild_mask
                 top_is_wild = (wild_mask >> top) & 1
                 if top_is_wild and not wild_on_wild:
                     wilds = 0
                 elif match_suit and not top_is_wild:
-                    wilds &= (SUIT_BITS << (13 * g[S_SUIT])) | (RANK_BITS << top_rank)
+                    wilds &= (SUIT_BITS << (13 * suit)) | (RANK_BITS << top_rank)
                 if mode == ANSWER:
                     allowed = 0
                     if stacking == STACK_ANY_DRAW:
@@ -523,7 +531,7 @@ def _play(g, stream, seat):
                     if wild_answers:
                         allowed |= wilds
                 else:
-                    matching = (SUIT_BITS << (13 * g[S_SUIT])) | (RANK_BITS << top_rank)
+                    matching = (SUIT_BITS << (13 * suit)) | (RANK_BITS << top_rank)
                     allowed = (matching & ~wild_mask) | wilds
             mask = g[S_HELD + seat] & allowed
             if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
@@ -603,12 +611,14 @@ def _play(g, stream, seat):
             g[S_LEN + seat] -= 1
             g[G_PILE + g[S_PLEN]] = card
             g[S_PLEN] += 1
+            top = card
+            top_rank = card % 13
             g[S_PLAYS] += 1
             g[S_IDLE] = 0
             if g[S_LEN + seat] == 0:
                 g[S_END] = END_OUT
                 g[S_WINNER] = seat
-                g[S_FINISH] = card % 13
+                g[S_FINISH] = top_rank
                 return
             if max_plays > 0 and g[S_PLAYS] >= max_plays:
                 g[S_END] = END_PLAY_CAP
@@ -617,17 +627,18 @@ def _play(g, stream, seat):
             draw = 0
             all_draw = 0
             if mode != OPENING:
-                rank = card % 13
-                flags = g[G_RULES + R_EFFECT_FLAGS + rank]
-                draw = g[G_RULES + R_DRAW + rank]
-                all_draw = g[G_RULES + R_ALL_DRAW + rank]
+                flags = g[G_FLAGS + card]
+                draw = g[G_DRAW + card]
+                all_draw = g[G_ALL_DRAW + card]
             stacks = draw > 0 and g[S_PENDING] > 0
             if mode == ANSWER and not stacks:
                 g[S_PENDING] = 0
             if (flags & FLAG_WILD) != 0 and not stacks:
                 _name_suit(g, stream, seat, card)
+                suit = g[S_SUIT]
             else:
-                g[S_SUIT] = card // 13
+                suit = card // 13
+                g[S_SUIT] = suit
             if last_call and g[S_LEN + seat] == 1:
                 threshold = g[S_FORGET + seat]
                 if threshold >= 0 and next_u32(stream) < threshold:
@@ -688,10 +699,16 @@ def _turn_starter(g, stream):
 @njit(cache=True, _nrt=False)
 def _prepare(g, rules, n, decks, strategies, forget):
     """Make a new scratch ``g`` (int64[G_SIZE]) ready for the games of a run: the rule
-    vector, the run's constants (players, decks, wild and draw ranks, each seat's strategy
+    vector and its per-identity tables, the run's constants (players, decks, wild and draw ranks, each seat's strategy
     code and forget threshold) and empty hands."""
     for i in range(RULE_VECTOR_SIZE):
         g[G_RULES + i] = rules[i]
+    for card in range(DECK):
+        rank = card % 13
+        g[G_FLAGS + card] = rules[R_EFFECT_FLAGS + rank]
+        g[G_DRAW + card] = rules[R_DRAW + rank]
+        g[G_ALL_DRAW + card] = rules[R_ALL_DRAW + rank]
+        g[G_POINTS + card] = rules[R_POINTS + rank]
     g[S_N] = n
     g[S_ONE_DECK] = decks == 1
     wild = 0
@@ -780,7 +797,7 @@ def _record(g, stats, seats, row):
         while m:
             card = trailing_zeros(m)
             hand = G_HANDS + seat * DECK + card
-            points += g[hand] * g[G_RULES + R_POINTS + card % 13]
+            points += g[hand] * g[G_POINTS + card]
             g[hand] = 0
             m &= m - 1
         seats[row, 0, seat] = g[S_LEN + seat]
