@@ -1,0 +1,288 @@
+"""Paired comparisons under common random numbers: whether two runs played the same deals,
+and the counts a paired analysis needs, read from both runs in step.
+
+Game i of a run is played from the random stream (seed, i), and in match play deal k of
+match m from (seed, m, k). Two runs with the same seed and player count, in which each deal
+takes the same number of cards from the same number of decks (shedding games: ``decks`` and
+``hand_size`` resolved for the player count; Beggar-My-Neighbour always deals one deck),
+therefore start each game from the same deal: game i of one and game i of the other form a
+pair, and the differences between the pairs come from the rules rather than from the deal.
+
+The two ``games.parquet`` files are read side by side, row group by row group, in batches
+of at most :data:`analysis.load.BATCH_ROWS` games cut to equal lengths, so memory stays
+near two batches whatever the size of the runs and however they were chunked. Games are
+paired by position, and each batch checks that the pair has the same index (``game``, or
+``match`` and ``deal`` in match play); where they differ (runs of different lengths,
+interrupted runs, matches with different numbers of deals) the runs are not paired and the
+reason is given. In match play, the matches are paired by ``match`` the same way
+(``matches.parquet``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analysis.describe import fmt_int
+from analysis.distribution import Distribution
+from analysis.errors import ReportError
+from analysis.load import BATCH_ROWS, Batch, RunFolder, row_group_batches
+from analysis.matches import MATCHES_FILE, has_matches
+from analysis.tally import lead_column, leaders
+from simulate.errors import CardsimError
+from simulate.games.shedding.rules import SheddingRules
+
+
+@dataclass(frozen=True)
+class DealPairs:
+    """The deals of two runs paired by index: ``n`` pairs; ``first`` (2, 2) int64 with
+    ``first[i, j]`` the pairs in which the deal's first seat (the seat that led it) won (1)
+    or not (0) in the base run (i) and in the variant (j); ``length`` the distribution of
+    the variant's length minus the base's (the length column given to :func:`pair_runs`),
+    over the pairs in which both deals count."""
+
+    n: int
+    first: np.ndarray
+    length: Distribution
+
+
+@dataclass(frozen=True)
+class MatchPairs:
+    """The matches of two runs paired by ``match``: ``n`` pairs, and of the differences d
+    (seat 0's share of the match win in the variant minus in the base) ``total`` = Σd and
+    ``squares`` = Σd²."""
+
+    n: int
+    total: float
+    squares: float
+
+    def mean(self) -> float:
+        return self.total / self.n if self.n else float("nan")
+
+    def var(self) -> float:
+        """Sample variance of the differences (divisor n − 1); NaN below two matches."""
+        if self.n < 2:
+            return float("nan")
+        return max(0.0, (self.squares - self.total**2 / self.n) / (self.n - 1))
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """What could be paired between a base run and a variant: ``deals`` (None when the
+    deals are not paired, ``deals_reason`` then saying why) and ``matches`` (None when the
+    runs do not both play matches, or they are not paired: ``matches_reason`` then says
+    why; None when the runs play single deals)."""
+
+    deals: DealPairs | None
+    deals_reason: str | None
+    matches: MatchPairs | None = None
+    matches_reason: str | None = None
+
+
+def deal_size(run: RunFolder) -> tuple[int, int] | None:
+    """``(decks, cards per hand)`` of a shedding run at its player count, from ``run.json``
+    (``decks`` and ``hand_size`` are a number or one per player count); None when the run
+    does not record them."""
+    rules = run.meta.get("rules", {})
+    if "decks" not in rules or "hand_size" not in rules:
+        return None
+    try:
+        resolved = SheddingRules(decks=rules["decks"], hand_size=rules["hand_size"])
+        return resolved.decks_for(run.players), resolved.hand_size_for(run.players)
+    except (CardsimError, TypeError, ValueError, KeyError):
+        return None
+
+
+def obstacle(base: RunFolder, variant: RunFolder) -> str | None:
+    """Why the games of ``variant`` are not dealt as those of ``base`` by their
+    ``run.json`` (different seeds, player counts, decks or hand sizes, one plays matches
+    and the other single deals); None when they are."""
+    seeds = (base.meta.get("seed"), variant.meta.get("seed"))
+    if None in seeds:
+        return "a run does not record its seed"
+    if seeds[0] != seeds[1]:
+        return f"the seeds differ ({seeds[0]} and {seeds[1]})"
+    if base.players != variant.players:
+        return f"the player counts differ ({base.players} and {variant.players})"
+    if base.family != variant.family:
+        return "the runs are of different games"
+    if (base.meta.get("unit") == "match") != (variant.meta.get("unit") == "match"):
+        return "one run plays matches, the other single deals"
+    if base.family == "shedding":
+        sizes = (deal_size(base), deal_size(variant))
+        if None in sizes:
+            return "a run does not record its decks and hand size"
+        if sizes[0] != sizes[1]:
+            (d1, h1), (d2, h2) = sizes
+            return (
+                f"the deals differ ({d1} deck(s), {h1} cards a hand against {d2} deck(s), "
+                f"{h2} cards a hand)"
+            )
+    return None
+
+
+def pair_runs(
+    base: RunFolder,
+    variant: RunFolder,
+    length: str,
+    skip_ends: Sequence[str] = (),
+    batch_size: int | None = None,
+) -> Pairing:
+    """Pair the deals (and matches) of ``base`` and ``variant`` when they share their deals
+    (:func:`obstacle`) and hold the same game indices; ``length`` is the integer column whose
+    paired differences are counted, over the pairs in which neither deal ended with a reason
+    in ``skip_ends``. Reads both runs in step, ``batch_size`` games at a time (default
+    :data:`analysis.load.BATCH_ROWS`); raises :class:`ReportError` when a file is
+    unreadable."""
+    reason = obstacle(base, variant)
+    if reason is not None:
+        matched = has_matches(base) and has_matches(variant)
+        return Pairing(None, reason, None, reason if matched else None)
+    size = batch_size or BATCH_ROWS
+    deals, deals_reason = _pair_deals(base, variant, length, tuple(skip_ends), size)
+    matches, matches_reason = None, None
+    if has_matches(base) and has_matches(variant):
+        matches, matches_reason = _pair_matches(base, variant, size)
+    return Pairing(deals, deals_reason, matches, matches_reason)
+
+
+class _Unpaired(Exception):
+    """The two files do not hold the same games at the same positions."""
+
+
+def in_step(
+    left: Iterator[pa.RecordBatch], right: Iterator[pa.RecordBatch]
+) -> Iterator[tuple[pa.RecordBatch, pa.RecordBatch]]:
+    """Two streams of record batches cut into pairs of slices of equal length, in order
+    (no copy: slices share the batches' buffers). Raises ``_Unpaired`` when one stream
+    ends before the other."""
+    a = b = None
+    while True:
+        while a is None or a.num_rows == 0:
+            a = next(left, None)
+            if a is None:
+                break
+        while b is None or b.num_rows == 0:
+            b = next(right, None)
+            if b is None:
+                break
+        if a is None or b is None:
+            if a is not None or b is not None:
+                raise _Unpaired("the runs hold different numbers of rows")
+            return
+        k = min(a.num_rows, b.num_rows)
+        yield a.slice(0, k), b.slice(0, k)
+        a, b = a.slice(k), b.slice(k)
+
+
+def _pair_deals(
+    base: RunFolder, variant: RunFolder, length: str, skip_ends: tuple[str, ...], size: int
+) -> tuple[DealPairs | None, str | None]:
+    if base.rows != variant.rows:
+        return None, (
+            f"the runs hold different numbers of deals ({fmt_int(base.rows)} and "
+            f"{fmt_int(variant.rows)})"
+        )
+    match_play = base.meta.get("unit") == "match"
+    keys = ("match", "deal") if match_play else ("game",)
+    leads = (lead_column(base), lead_column(variant))
+    first = np.zeros(4, np.int64)
+    differences = Distribution.empty()
+    n = 0
+    try:
+        with pq.ParquetFile(base.games_path) as fb, pq.ParquetFile(variant.games_path) as fv:
+            streams = [
+                row_group_batches(
+                    parquet,
+                    _wanted(run, [*keys, "winner", length, lead, *(["end"] if skip_ends else [])]),
+                    size,
+                )
+                for parquet, run, lead in ((fb, base, leads[0]), (fv, variant, leads[1]))
+            ]
+            for left, right in in_step(*streams):
+                b, v = _arrays(left), _arrays(right)
+                for key in keys:
+                    if not np.array_equal(b[key], v[key]):
+                        at = int(np.argmax(b[key] != v[key]))
+                        where = ", ".join(f"{k} {int(b[k][at])}" for k in keys)
+                        raise _Unpaired(f"the runs hold different deals (at {where})")
+                won_b = b["winner"] == leaders(Batch(0, b), leads[0], base.players)
+                won_v = v["winner"] == leaders(Batch(0, v), leads[1], variant.players)
+                cell = 2 * won_b.astype(np.int64) + won_v
+                first += np.bincount(cell, minlength=4)
+                keep = np.ones(len(won_b), bool)
+                if skip_ends:
+                    keep = ~_ends_in(left, skip_ends) & ~_ends_in(right, skip_ends)
+                step = np.subtract(v[length][keep], b[length][keep], dtype=np.int64)
+                differences = differences + Distribution.of(step)
+                n += len(won_b)
+    except _Unpaired as exc:
+        return None, str(exc)
+    except (pa.ArrowException, OSError) as exc:
+        raise ReportError(
+            f"{base.path} and {variant.path}: unreadable Parquet file: {exc}"
+        ) from exc
+    return DealPairs(n, first.reshape(2, 2), differences), None
+
+
+def _pair_matches(
+    base: RunFolder, variant: RunFolder, size: int
+) -> tuple[MatchPairs | None, str | None]:
+    paths = (base.path / MATCHES_FILE, variant.path / MATCHES_FILE)
+    n, total, squares = 0, 0.0, 0.0
+    try:
+        with pq.ParquetFile(paths[0]) as fb, pq.ParquetFile(paths[1]) as fv:
+            if fb.metadata.num_rows != fv.metadata.num_rows:
+                return None, (
+                    f"the runs hold different numbers of matches "
+                    f"({fmt_int(fb.metadata.num_rows)} and {fmt_int(fv.metadata.num_rows)})"
+                )
+            streams = [row_group_batches(f, ["match", "share_0"], size) for f in (fb, fv)]
+            for left, right in in_step(*streams):
+                b, v = _arrays(left), _arrays(right)
+                if not np.array_equal(b["match"], v["match"]):
+                    at = int(np.argmax(b["match"] != v["match"]))
+                    raise _Unpaired(f"the runs hold different matches (at match {b['match'][at]})")
+                d = v["share_0"].astype(float) - b["share_0"].astype(float)
+                n += d.size
+                total += float(d.sum())
+                squares += float(np.dot(d, d))
+    except _Unpaired as exc:
+        return None, str(exc)
+    except (pa.ArrowException, OSError, KeyError) as exc:
+        raise ReportError(f"{paths[0]} and {paths[1]}: unreadable matches: {exc}") from exc
+    return MatchPairs(n, total, squares), None
+
+
+def _wanted(run: RunFolder, columns: Sequence[str | None]) -> list[str]:
+    names = list(dict.fromkeys(c for c in columns if c is not None))
+    missing = [c for c in names if c not in run.columns]
+    if missing:
+        raise ReportError(f"{run.games_path}: missing columns {', '.join(missing)}")
+    return names
+
+
+def _arrays(record_batch: pa.RecordBatch) -> dict[str, np.ndarray]:
+    """The numeric columns of a record batch as numpy arrays (string columns left out)."""
+    return {
+        name: column.to_numpy(zero_copy_only=False)
+        for name, column in zip(record_batch.schema.names, record_batch.columns, strict=True)
+        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+    }
+
+
+def _ends_in(record_batch: pa.RecordBatch, names: Sequence[str]) -> np.ndarray:
+    """Boolean mask of the rows whose ``end`` is one of ``names`` (a null is none)."""
+    column = record_batch.column("end")
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    codes = [i for i, label in enumerate(column.dictionary.to_pylist()) if label in names]
+    indices = column.indices.to_numpy(zero_copy_only=False)
+    mask = np.isin(indices, codes)
+    if column.null_count:
+        mask &= column.is_valid().to_numpy(zero_copy_only=False)
+    return mask
