@@ -17,7 +17,15 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import compare_plots
-from analysis.comparison import ALPHA, TESTS, Variant, comparison_table, summarize
+from analysis.comparison import (
+    ALPHA,
+    INDEPENDENT,
+    PAIRED,
+    TESTS,
+    Variant,
+    comparison_table,
+    summarize,
+)
 from analysis.describe import (
     fmt_int,
     fmt_num,
@@ -153,28 +161,52 @@ def _summary(variants: list[Variant], table: pd.DataFrame, players: int) -> str:
     for row, variant in zip(
         others.itertuples(), [v for v in members if v.name != base["variant"]], strict=True
     ):
+        first_diff, first_ci = _difference(row, "first", unit)
+        length_diff, length_ci = _difference(row, "length", unit)
         text += (
             f" Under {row.variant} ({rules_label(variant.run.meta)}) the first seat wins "
             f"{fmt_share_pm(row.first_share, row.first_lo, row.first_hi)} "
-            f"({fmt_points(row.first_diff)}, 95% CI {fmt_points(row.first_diff_lo)} to "
-            f"{fmt_points(row.first_diff_hi)}; {_verdict(row.first_p_holm)}) and deals last "
-            f"{fmt_num(row.mean_length)} {unit} ({_signed(row.length_diff)} {unit}, 95% CI "
-            f"{_signed(row.length_diff_lo)} to {_signed(row.length_diff_hi)}; "
-            f"{_verdict(row.length_p_holm)})"
+            f"({first_diff}, {_ci_words(row, 'first')} {first_ci}; "
+            f"{_verdict(row.first_p_holm)}) and deals last "
+            f"{fmt_num(row.mean_length)} {unit} ({length_diff}, {_ci_words(row, 'length')} "
+            f"{length_ci}; {_verdict(row.length_p_holm)})"
         )
         if not math.isnan(getattr(row, "match_p", math.nan)):
+            match_diff, match_ci = _difference(row, "match", unit)
             text += (
                 f"; seat 0 wins {fmt_share_pm(row.match_share, row.match_lo, row.match_hi)} of "
-                f"the matches ({fmt_points(row.match_diff)}, 95% CI "
-                f"{fmt_points(row.match_diff_lo)} to {fmt_points(row.match_diff_hi)}; "
+                f"the matches ({match_diff}, {_ci_words(row, 'match')} {match_ci}; "
                 f"{_verdict(row.match_p_holm)})"
             )
         text += "."
     return text
 
 
-def _signed(value: float) -> str:
-    return "–" if math.isnan(value) else f"{value:+,.1f}"
+def _ci_words(row, key: str) -> str:
+    """The words before an interval: "paired 95% CI" for paired samples, else "95% CI"."""
+    return "paired 95% CI" if getattr(row, f"{key}_analysis", None) == PAIRED else "95% CI"
+
+
+def _half_digits(half: float) -> int:
+    """Decimals that show a half-width to one significant digit: 1 to 4."""
+    return 1 if not half > 0 else max(1, min(4, -math.floor(math.log10(half))))
+
+
+def _difference(row, key: str, unit: str) -> tuple[str, str]:
+    """The difference ``key`` of ``row`` and its interval as text, with decimals that show
+    the interval's half-width: ``("+0.31 pts", "+0.12 pts to +0.50 pts")`` for shares,
+    ``("-0.31 turns", "-0.36 to -0.26")`` for lengths."""
+    diff = getattr(row, f"{key}_diff")
+    lo, hi = getattr(row, f"{key}_diff_lo"), getattr(row, f"{key}_diff_hi")
+    if key == "length":
+        digits = _half_digits((hi - lo) / 2)
+        return f"{_signed(diff, digits)} {unit}", f"{_signed(lo, digits)} to {_signed(hi, digits)}"
+    digits = _half_digits(100 * (hi - lo) / 2)
+    return fmt_points(diff, digits), f"{fmt_points(lo, digits)} to {fmt_points(hi, digits)}"
+
+
+def _signed(value: float, digits: int = 1) -> str:
+    return "–" if math.isnan(value) else f"{value:+,.{digits}f}"
 
 
 def _verdict(p_holm: float) -> str:
@@ -355,24 +387,29 @@ def _match_blocks(rows: pd.DataFrame) -> list[Block]:
     ]
 
 
+#: How each difference was computed, as the report says it.
+ANALYSIS_WORDS = {
+    PAIRED: "paired: the same deals in both runs",
+    "paired_match": "paired: the same matches in both runs",
+    INDEPENDENT: "independent samples",
+}
+
+
+def _analysis_text(row, key: str) -> str:
+    if getattr(row, f"{key}_analysis") != PAIRED:
+        return ANALYSIS_WORDS[INDEPENDENT]
+    return ANALYSIS_WORDS["paired_match" if key == "match" else PAIRED]
+
+
 def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]:
     rows = []
     for row in others.itertuples():
-        for key, figure, test in TESTS:
+        for key, figure, _, _ in TESTS:
             if key == "match" and math.isnan(getattr(row, "match_p", math.nan)):
                 continue  # not match runs
-            if key in ("first", "match"):
-                diff = fmt_points(getattr(row, f"{key}_diff"))
-                ci = (
-                    f"{fmt_points(getattr(row, f'{key}_diff_lo'))} to "
-                    f"{fmt_points(getattr(row, f'{key}_diff_hi'))}"
-                )
-            elif key == "length":
-                diff = f"{_signed(row.length_diff)} {unit}"
-                ci = f"{_signed(row.length_diff_lo)} to {_signed(row.length_diff_hi)}"
-            else:
-                diff, ci = "", ""
-            p_holm = getattr(row, f"{key}_p_holm")
+            diff, ci = (
+                _difference(row, key, unit) if key in ("first", "length", "match") else ("", "")
+            )
             significant = getattr(row, f"{key}_significant")
             rows.append(
                 [
@@ -380,29 +417,62 @@ def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]
                     figure,
                     diff,
                     ci,
-                    test,
+                    _analysis_text(row, key),
+                    getattr(row, f"{key}_test"),
                     _p_text(getattr(row, f"{key}_p")),
-                    _p_text(p_holm),
+                    _p_text(getattr(row, f"{key}_p_holm")),
                     "–" if significant is None else ("yes" if significant else "no"),
                 ]
             )
+    header = ["variants", "figure", "difference", "95% CI", "analysis", "test", "p", "Holm p"]
     return [
         Paragraph(
-            "Differences to the base (variant minus base) with 95% intervals, the test of "
+            "Differences to the base (variant minus base) with 95% intervals, the analysis "
+            "(paired where the variant played the base's deals, see Methods), the test of "
             "each, its p-value and the p-value adjusted by Holm's method over every test "
             f"of this comparison; significant means adjusted p < {ALPHA:g}."
         ),
-        Table(
-            ["variants", "figure", "difference", "95% CI", "test", "p", "Holm p", "significant"],
-            rows,
-            "lllllrrl",
-        ),
+        Table([*header, "significant"], rows, "llllllrrl"),
+        *(Paragraph(_pairing_text(row, unit)) for row in others.itertuples()),
         Chart(
             f"forest{tag}",
-            "Forest plot: differences to the base with 95% intervals; filled markers are "
-            "significant after Holm's correction",
+            "Forest plot: differences to the base with 95% intervals (paired ones marked); "
+            "filled markers are significant after Holm's correction",
         ),
     ]
+
+
+def _pairing_text(row, unit: str) -> str:
+    """What pairing did for one variant: the half-widths of its paired intervals against
+    those of independent samples, or why the runs were compared as independent samples."""
+    names = f"{row.variant} and {row.base}"
+    if row.first_analysis != PAIRED and getattr(row, "match_analysis", None) != PAIRED:
+        return f"{names} are compared as independent samples: {row.pairing_note}."
+    parts = []
+    for key, figure, _, _ in TESTS:
+        if getattr(row, f"{key}_analysis", None) != PAIRED:
+            continue
+        half = (getattr(row, f"{key}_diff_hi") - getattr(row, f"{key}_diff_lo")) / 2
+        half_ind = (getattr(row, f"{key}_ind_hi") - getattr(row, f"{key}_ind_lo")) / 2
+        if key == "length":
+            digits = _half_digits(half)
+            widths = f"±{half:,.{digits}f} {unit} against ±{half_ind:,.{digits}f}"
+        else:
+            digits = _half_digits(100 * half)
+            widths = f"±{100 * half:.{digits}f} pts against ±{100 * half_ind:.{digits}f} pts"
+        parts.append(f"{figure} {widths}")
+    counts = []
+    if row.first_analysis == PAIRED:
+        counts.append(count_text(int(row.pairs), "pair") + " of deals")
+    if getattr(row, "match_analysis", None) == PAIRED:
+        counts.append(fmt_int(row.match_pairs) + " of matches")
+    text = (
+        f"Half-widths of the 95% intervals of {row.variant} against {row.base}, paired "
+        f"({', '.join(counts)}) against independent samples: {'; '.join(parts)}."
+    )
+    if row.first_analysis != PAIRED:
+        text += f" The deals are compared as independent samples: {row.pairing_note}."
+    return text
 
 
 def _p_text(p: float) -> str:
@@ -412,35 +482,66 @@ def _p_text(p: float) -> str:
 
 
 def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
-    tests = int(table[[f"{key}_p_holm" for key, _, _ in TESTS]].notna().to_numpy().sum())
-    seeds = {v.run.meta.get("seed") for v in variants}
-    shared = (
-        " The runs share their seed, so game i of each is played from the same random stream "
-        "(common random numbers): where the variants deal alike they start from the same "
-        "deals. The tests and intervals treat the runs as independent samples, which is "
-        "conservative for such positively correlated runs: the intervals are if anything "
-        "too wide."
-        if len(seeds) == 1 and None not in seeds
-        else ""
-    )
+    tests = int(table[[f"{key}_p_holm" for key, *_ in TESTS]].notna().to_numpy().sum())
+    others = table[~table["is_base"]]
+    paired = others.get("first_analysis", pd.Series(dtype=object)).eq(PAIRED)
+    paired_matches = others.get("match_analysis", pd.Series(dtype=object)).eq(PAIRED)
     matches = (
         " Seat 0's match win share (ties counting their fraction) is compared like the "
         "first seat's share."
         if "match_p" in table and table["match_p"].notna().any()
         else ""
     )
+    independent = (
+        "Independent samples: the first seat's share is compared with the base by a pooled "
+        "two-proportion z-test, its difference given with Newcombe's hybrid score interval; "
+        "mean lengths by the Mann-Whitney U test (normal approximation with tie and "
+        "continuity corrections, computed exactly from the counts per length, so every game "
+        "counts however large the run), their difference given with a bootstrap interval. "
+        f"{BOOTSTRAP_NOTE}{matches}"
+    )
+    pairing = (
+        " Paired samples (common random numbers): game i of a run is played from the random "
+        "stream (seed, i), deal k of match m from (seed, m, k), so a variant with its base's "
+        "seed, player count, decks and hand size starts each deal from the same cards as the "
+        "base, and the two runs' deals form pairs, matched by their index (game, or match and "
+        "deal) and read from both files in step. Where a variant and its base have the same "
+        "deals, the first seat's share is compared by McNemar's test (asymptotic, without "
+        "continuity correction, on the pairs that one run's first seat won and the other's "
+        "lost), its difference given with Newcombe's square-and-add interval for paired data "
+        "(his method 10, the Wilson intervals of both shares combined with the pairs' "
+        "continuity-corrected phi correlation); the mean length by the mean of the paired "
+        "differences with its t interval and the Wilcoxon signed-rank test (zero differences "
+        "dropped, mid-ranks for ties, normal approximation, computed exactly from the counts "
+        "per difference)"
+        + (", over the pairs in which both deals end" if variants[0].run.family == "beggar" else "")
+        + (
+            "; seat 0's match win share, over the matches paired by index, by the paired "
+            "t-test and its interval"
+            if paired_matches.any()
+            else ""
+        )
+        + ". Pairing removes the luck of the deal from the differences, so the intervals are "
+        "narrower than those of independent samples (both are given below each comparison). "
+        "The shares of all seats and the end reasons are still tested as independent "
+        "samples, which is conservative for paired runs."
+        if paired.any() or paired_matches.any()
+        else ""
+    )
+    unpaired = (
+        " Comparisons whose runs do not hold the same deals (each says why) are of "
+        "independent samples."
+        if len(paired) and not paired.all()
+        else ""
+    )
     return [
         Heading("Methods"),
         Paragraph(
-            "Win shares are of all deals with 95% Wilson score intervals. The first seat's "
-            "share is compared with the base by a pooled two-proportion z-test, its "
-            "difference given with Newcombe's hybrid score interval; the shares of all seats "
-            "(no winner included) and the end reasons by chi-squared tests of homogeneity "
-            "(no continuity correction). Mean lengths are compared by the Mann-Whitney U test "
-            "(normal approximation with tie and continuity corrections, computed exactly from "
-            "the counts per length, so every game counts however large the run) and their "
-            f"difference given with a bootstrap interval. {BOOTSTRAP_NOTE}{matches} The {tests} "
-            "tests form one family, adjusted by Holm's step-down method so that the chance of "
-            f"any false positive among them stays under {ALPHA:.0%}.{shared}"
+            "Win shares are of all deals with 95% Wilson score intervals. The shares of all "
+            "seats (no winner included) and the end reasons are compared with the base by "
+            "chi-squared tests of homogeneity (no continuity correction). "
+            f"{independent}{pairing}{unpaired} The {tests} tests form one family, adjusted "
+            "by Holm's step-down method so that the chance of any false positive among them "
+            f"stays under {ALPHA:.0%}, each with the p-value of the analysis used."
         ),
     ]

@@ -30,10 +30,12 @@ def short_name(name: str, limit: int = _NAME_CHARS) -> str:
 
 def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
     """Forest plot of each variant's differences to its base: left, the first seat's win
-    share in percentage points with Newcombe 95% intervals; right, the mean length (in
-    ``length_unit``) with bootstrap 95% intervals. One row per non-base variant of
-    ``table`` (:func:`analysis.comparison.comparison_table`, one player count); filled
-    markers are differences significant after Holm's correction, open ones are not."""
+    share in percentage points; right, the mean length (in ``length_unit``); each with the
+    95% interval of the analysis used (Newcombe's interval and a bootstrap one for
+    independent samples, Newcombe's paired interval and a t interval for paired ones, the
+    variant's label then saying "paired"). One row per non-base variant of ``table``
+    (:func:`analysis.comparison.comparison_table`, one player count); filled markers are
+    differences significant after Holm's correction, open ones are not."""
     rows = table[~table["is_base"]]
     fig = new_figure(title, 10, max(2.8, 0.55 * len(rows) + 2.2))
     axes = fig.subplots(1, 2, sharey=True)
@@ -61,9 +63,12 @@ def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
             )
         ax.set_xlabel(xlabel)
         ax.grid(True, axis="x", color="0.85", linewidth=0.6)
-    axes[0].set_yticks(
-        y, [f"{short_name(row.variant)}\nvs {short_name(row.base)}" for row in rows.itertuples()]
-    )
+    labels = [
+        f"{short_name(row.variant)}\nvs {short_name(row.base)}"
+        + (" (paired)" if getattr(row, "first_analysis", None) == "paired" else "")
+        for row in rows.itertuples()
+    ]
+    axes[0].set_yticks(y, labels)
     axes[0].set_ylim(-0.7, len(rows) - 0.3)
     axes[1].plot([], [], "o", color="black", label="significant (Holm, 5%)")
     axes[1].plot([], [], "o", color="black", markerfacecolor="white", label="not significant")

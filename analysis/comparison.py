@@ -1,7 +1,7 @@
 """The statistics of a comparison of runs: each variant's headline figures and, against
 the base variant, the difference of each with its interval and a test.
 
-Per variant and its base (runs with the same number of players):
+Per variant and its base (runs with the same number of players), as independent samples:
 
 - the first seat's win share: difference with Newcombe's hybrid score interval, pooled
   two-proportion z-test;
@@ -12,10 +12,21 @@ Per variant and its base (runs with the same number of players):
 - in match play, seat 0's share of the match wins (shared wins count their fraction):
   difference with Newcombe's interval, two-proportion z-test.
 
+When the variant played the same deals as its base (common random numbers, see
+:mod:`analysis.paired`), the first seat's share and the mean length are compared as paired
+samples instead: McNemar's test with Newcombe's interval for paired shares, and the mean of
+the paired differences of length with its t interval and the Wilcoxon signed-rank test (for
+Beggar-My-Neighbour over the pairs in which both deals end); in match play, seat 0's match
+win share by the paired t-test and interval over the matches paired by index. The seats and
+end reasons stay chi-squared tests of independent samples (conservative for paired runs).
+The independent-sample intervals and p-values are kept beside the paired ones
+(``<test>_ind_lo``, ``_ind_hi``, ``_ind_p``).
+
 Scores are put side by side (mean per seat) without a test.
 
 Holm's correction runs over every test of the comparison (all variants, all player
-counts); a difference is significant when its adjusted p-value is below 5%.
+counts), with the p-value of the analysis used; a difference is significant when its
+adjusted p-value is below 5%.
 """
 
 from __future__ import annotations
@@ -29,12 +40,17 @@ from analysis.bootstrap import mean_difference_interval, mean_interval
 from analysis.distribution import Distribution
 from analysis.load import RunFolder, scan
 from analysis.matches import Matches, has_matches, read_matches
+from analysis.paired import Pairing, pair_runs
 from analysis.significance import (
     chi2_homogeneity,
     holm,
     mann_whitney,
+    mcnemar_test,
+    mean_difference_test,
     newcombe_interval,
+    paired_newcombe_interval,
     two_proportion_test,
+    wilcoxon_signed_rank,
 )
 from analysis.stats import wilson_interval
 from analysis.tally import LabelCounts, Values, WinCounts, lead_column, where_not
@@ -42,14 +58,21 @@ from analysis.tally import LabelCounts, Values, WinCounts, lead_column, where_no
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
 
-#: The tests of each variant against its base, in table order: (key, figure, test).
+#: The tests of each variant against its base, in table order: (key, figure, test of
+#: independent samples, test of paired samples or None).
 TESTS = (
-    ("first", "first seat's win share", "two-proportion z-test"),
-    ("seats", "win shares of all seats", "chi-squared test"),
-    ("length", "mean length", "Mann-Whitney U test"),
-    ("ends", "end reasons", "chi-squared test"),
-    ("match", "seat 0's match win share", "two-proportion z-test"),
+    ("first", "first seat's win share", "two-proportion z-test", "McNemar's test"),
+    ("seats", "win shares of all seats", "chi-squared test", None),
+    ("length", "mean length", "Mann-Whitney U test", "Wilcoxon signed-rank test"),
+    ("ends", "end reasons", "chi-squared test", None),
+    ("match", "seat 0's match win share", "two-proportion z-test", "paired t-test"),
 )
+
+#: The analysis a difference used (``<test>_analysis`` in the table).
+PAIRED, INDEPENDENT = "paired", "independent"
+
+#: End reasons whose deals have no length to compare, per family.
+UNENDED = {"beggar": ("cycle",), "shedding": ()}
 
 
 @dataclass(frozen=True)
@@ -153,55 +176,102 @@ def headline(variant: Variant) -> dict[str, float]:
     }
 
 
-def differences(variant: Variant, base: Variant) -> dict[str, float]:
-    """Each figure of ``variant`` minus the base's, its interval, and each test's
-    statistic and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`)."""
+def differences(variant: Variant, base: Variant, pairing: Pairing | None = None) -> dict:
+    """Each figure of ``variant`` minus the base's, its interval, and each test's statistic
+    and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`), with the analysis
+    used (``<test>_analysis``, :data:`PAIRED` or :data:`INDEPENDENT`) and the test's name
+    (``<test>_test``). With ``pairing`` (:func:`analysis.paired.pair_runs`) the figures it
+    pairs are compared as paired samples, and ``pairing_note`` says why the deals are not
+    paired ("" when they are). The independent-sample interval and p-value of the first
+    seat's share, the mean length and the match share are kept as ``<test>_ind_lo``,
+    ``<test>_ind_hi`` and ``<test>_ind_p`` whichever analysis is used."""
+    deals = pairing.deals if pairing is not None else None
     k1, n1 = int(base.first[0]), base.n
     k2, n2 = int(variant.first[0]), variant.n
-    _, first_p = two_proportion_test(k1, n1, k2, n2)
-    first_lo, first_hi = newcombe_interval(k1, n1, k2, n2)
-    seats_chi2, seats_p = chi2_homogeneity(base.seats, variant.seats)
+    independent = (*newcombe_interval(k1, n1, k2, n2), two_proportion_test(k1, n1, k2, n2)[1])
+    out = _figure("first", k2 / n2 - k1 / n1, independent, independent)
+    if deals is not None:
+        z, p = mcnemar_test(deals.first)
+        out |= _figure("first", k2 / n2 - k1 / n1, (*paired_newcombe_interval(deals.first), p))
+        out |= {
+            "pairs": deals.n,
+            "first_base_only": int(deals.first[1, 0]),
+            "first_variant_only": int(deals.first[0, 1]),
+            "first_z": z,
+        }
+    chi2, p = chi2_homogeneity(base.seats, variant.seats)
+    out |= {"seats_chi2": chi2, "seats_p": p, "seats_analysis": INDEPENDENT}
+    out["seats_test"] = _TEST_NAMES["seats"][0]
+    u, length_p = mann_whitney(variant.length, base.length)
+    length_diff = variant.length.mean() - base.length.mean()
+    independent = (*mean_difference_interval(base.length, variant.length), length_p)
+    out |= _figure("length", length_diff, independent, independent)
+    out |= {"length_ind_diff": length_diff, "length_u": u}
+    if deals is not None:
+        d = deals.length
+        lo, hi, _, _ = mean_difference_test(d.n, d.mean(), d.var())
+        w, p = wilcoxon_signed_rank(d)
+        out |= _figure("length", d.mean(), (lo, hi, p))
+        out |= {"length_pairs": d.n, "length_w": w}
     reasons = list(dict.fromkeys([*base.ends, *variant.ends]))
-    ends_chi2, ends_p = chi2_homogeneity(
+    chi2, p = chi2_homogeneity(
         [base.ends.get(r, 0) for r in reasons], [variant.ends.get(r, 0) for r in reasons]
     )
-    u, length_p = mann_whitney(variant.length, base.length)
-    length_lo, length_hi = mean_difference_interval(base.length, variant.length)
-    matches = {}
+    out |= {"ends_chi2": chi2, "ends_p": p, "ends_analysis": INDEPENDENT}
+    out["ends_test"] = _TEST_NAMES["ends"][0]
     if variant.matches is not None and base.matches is not None:
         m1, t1 = float(base.matches.wins[0]), base.matches.n
         m2, t2 = float(variant.matches.wins[0]), variant.matches.n
-        match_lo, match_hi = newcombe_interval(m1, t1, m2, t2)
-        matches = {
-            "match_diff": m2 / t2 - m1 / t1,
-            "match_diff_lo": match_lo,
-            "match_diff_hi": match_hi,
-            "match_p": two_proportion_test(m1, t1, m2, t2)[1],
-        }
-    return {
-        "first_diff": k2 / n2 - k1 / n1,
-        "first_diff_lo": first_lo,
-        "first_diff_hi": first_hi,
-        "first_p": first_p,
-        "seats_chi2": seats_chi2,
-        "seats_p": seats_p,
-        "length_diff": variant.length.mean() - base.length.mean(),
-        "length_diff_lo": length_lo,
-        "length_diff_hi": length_hi,
-        "length_u": u,
-        "length_p": length_p,
-        "ends_chi2": ends_chi2,
-        "ends_p": ends_p,
-        **matches,
+        independent = (*newcombe_interval(m1, t1, m2, t2), two_proportion_test(m1, t1, m2, t2)[1])
+        out |= _figure("match", m2 / t2 - m1 / t1, independent, independent)
+        matches = pairing.matches if pairing is not None else None
+        if matches is not None:
+            lo, hi, t, p = mean_difference_test(matches.n, matches.mean(), matches.var())
+            out |= _figure("match", matches.mean(), (lo, hi, p))
+            out |= {"match_pairs": matches.n, "match_t": t}
+    out["pairing_note"] = "" if pairing is None else pairing.deals_reason or ""
+    return out
+
+
+#: Each test's name: (independent samples, paired samples).
+_TEST_NAMES = {key: (independent, paired) for key, _, independent, paired in TESTS}
+
+
+def _figure(
+    key: str,
+    diff: float,
+    used: tuple[float, float, float],
+    independent: tuple[float, float, float] | None = None,
+) -> dict:
+    """The columns of one difference: ``<key>_diff``, its interval and p-value from ``used``
+    (lo, hi, p), the analysis and test, and, when ``independent`` is given (the
+    independent-sample lo, hi, p; ``used`` is then the same), the ``_ind_`` columns. Without
+    ``independent`` the analysis is :data:`PAIRED`."""
+    analysis = INDEPENDENT if independent is not None else PAIRED
+    out = {
+        f"{key}_diff": diff,
+        f"{key}_diff_lo": used[0],
+        f"{key}_diff_hi": used[1],
+        f"{key}_p": used[2],
+        f"{key}_analysis": analysis,
+        f"{key}_test": _TEST_NAMES[key][analysis == PAIRED],
     }
+    if independent is not None:
+        lo, hi, p = independent
+        out |= {f"{key}_ind_lo": lo, f"{key}_ind_hi": hi, f"{key}_ind_p": p}
+    return out
 
 
-def comparison_table(variants: list[Variant], bases: dict[int, int]) -> pd.DataFrame:
+def comparison_table(
+    variants: list[Variant], bases: dict[int, int], paired: bool = True
+) -> pd.DataFrame:
     """One row per variant: ``players``, ``variant``, ``base`` (the name of its base),
     ``is_base``, the :func:`headline` figures, the end-reason shares (``end_<reason>``),
     the :func:`differences` to its base (NaN on base rows), and for each test its
     Holm-adjusted p-value (``<test>_p_holm``, over the whole table) and ``<test>_significant``.
-    ``bases`` maps a player count to the index of its base variant."""
+    ``bases`` maps a player count to the index of its base variant. With ``paired`` each
+    variant that played its base's deals is compared with it as paired samples (both runs
+    are read again, in step: :func:`analysis.paired.pair_runs`)."""
     reasons = list(dict.fromkeys(r for v in variants for r, c in v.ends.items() if c))
     rows = []
     for i, variant in enumerate(variants):
@@ -217,15 +287,19 @@ def comparison_table(variants: list[Variant], bases: dict[int, int]) -> pd.DataF
             **{f"end_{r}": variant.ends.get(r, 0) / variant.n for r in reasons},
         }
         if i != base_index:
-            row |= differences(variant, base)
+            pairing = None
+            if paired:
+                column, _ = length_column(base.run)
+                pairing = pair_runs(base.run, variant.run, column, UNENDED[base.run.family])
+            row |= differences(variant, base, pairing)
         rows.append(row)
     table = pd.DataFrame(rows)
-    for key, _, _ in TESTS:
+    for key, *_ in TESTS:
         if f"{key}_p" not in table:
             table[f"{key}_p"] = np.nan
-    adjusted = holm(table[[f"{key}_p" for key, _, _ in TESTS]].to_numpy().ravel())
+    adjusted = holm(table[[f"{key}_p" for key, *_ in TESTS]].to_numpy().ravel())
     adjusted = adjusted.reshape(len(table), len(TESTS))
-    for j, (key, _, _) in enumerate(TESTS):
+    for j, (key, *_) in enumerate(TESTS):
         table[f"{key}_p_holm"] = adjusted[:, j]
         table[f"{key}_significant"] = np.where(
             np.isnan(adjusted[:, j]), None, adjusted[:, j] < ALPHA

@@ -189,6 +189,8 @@ def _pair_deals(
         )
     match_play = base.meta.get("unit") == "match"
     keys = ("match", "deal") if match_play else ("game",)
+    if not all(k in run.columns for k in keys for run in (base, variant)):
+        return None, f"a run's games do not record {' and '.join(keys)}"
     leads = (lead_column(base), lead_column(variant))
     first = np.zeros(4, np.int64)
     differences = Distribution.empty()

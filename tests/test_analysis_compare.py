@@ -24,10 +24,18 @@ DEFAULT = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
 
 
 def make_run(
-    folder: Path, first_wins: int, n: int = 1000, players: int = 2, shift: int = 0, rules=None
+    folder: Path,
+    first_wins: int,
+    n: int = 1000,
+    players: int = 2,
+    shift: int = 0,
+    rules=None,
+    seed: int = 1,
 ) -> Path:
     """A Beggar-My-Neighbour run of ``n`` deals of which seat 0 wins ``first_wins``, the rest
-    spread over the other seats and 10 cycles; lengths uniform on 20–600 plus ``shift``."""
+    spread over the other seats and 10 cycles; lengths uniform on 20–600 plus ``shift``.
+    ``seed`` is the one ``run.json`` records (runs with the same seed and players are
+    compared as paired samples)."""
     rng = np.random.default_rng(first_wins + shift + players)
     winner = np.concatenate(
         [np.zeros(first_wins, np.int8), rng.integers(1, players, n - first_wins).astype(np.int8)]
@@ -54,7 +62,7 @@ def make_run(
         "game": "beggar-my-neighbour",
         "players": players,
         "rules": rules or DEFAULT,
-        "seed": 1,
+        "seed": seed,
         "games": n,
         "completed_games": n,
         "status": "complete",
@@ -73,6 +81,7 @@ def compared(tmp_path_factory):
             600,
             shift=40,
             rules={**DEFAULT, "penalties": {**DEFAULT["penalties"], "A": 5}},
+            seed=2,
         ),
         make_run(root / "short", 500, rules={**DEFAULT, "time_limit": 300}),
         make_run(root / "three", 340, players=3),
@@ -221,7 +230,11 @@ def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path
     assert float(rows[1]["first_diff"]) == 0 and float(rows[1]["length_diff"]) == 0
     assert [float(r["match_share"]) for r in rows] == [1.5 / 4, 3 / 4]
     assert float(rows[1]["match_diff"]) == pytest.approx(0.375)
-    assert float(rows[1]["match_p"]) == pytest.approx(two_proportion_test(1.5, 4, 3, 4)[1])
+    # same seed and deals: the matches are paired by index (paired t-test on seat 0's shares)
+    paired = stats.ttest_rel([1, 1, 0, 1], [1, 0.5, 0, 0])
+    assert rows[1]["match_analysis"] == "paired" and rows[1]["match_test"] == "paired t-test"
+    assert float(rows[1]["match_p"]) == pytest.approx(paired.pvalue, rel=1e-8)
+    assert float(rows[1]["match_ind_p"]) == pytest.approx(two_proportion_test(1.5, 4, 3, 4)[1])
     assert float(rows[0]["mean_score_0"]) == pytest.approx(games["score_0"].mean())
     markdown = md_path.read_text()
     assert "the one that took the first turn of the deal" in markdown
@@ -245,3 +258,31 @@ def test_comparison_never_imports_numba(tmp_path):
         [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_each_difference_says_whether_it_is_paired(compared):
+    _, _, games, rows, markdown, _ = compared
+    aces, short = rows[1], rows[2]  # aces5 has its own seed; short shares the base's
+    assert [aces[f"{k}_analysis"] for k in ("first", "length")] == ["independent"] * 2
+    assert [short[f"{k}_analysis"] for k in ("first", "length")] == ["paired"] * 2
+    assert short["first_test"] == "McNemar's test"
+    assert short["length_test"] == "Wilcoxon signed-rank test"
+    assert aces["first_test"] == "two-proportion z-test" and aces["length_test"] == (
+        "Mann-Whitney U test"
+    )
+    assert float(aces["first_ind_p"]) == float(aces["first_p"])
+    assert int(short["pairs"]) == len(games[0])
+    text = markdown.split("\n## Two-player runs\n", 1)[1]
+    assert "aces5 and base are compared as independent samples: the seeds differ (1 and 2)." in text
+    assert "| short vs base | first seat's win share |" in text
+    line = next(x for x in text.splitlines() if x.startswith("| short vs base | mean length |"))
+    assert "| paired: the same deals in both runs | Wilcoxon signed-rank test |" in line
+    line = next(x for x in text.splitlines() if x.startswith("| aces5 vs base | mean length |"))
+    assert "| independent samples | Mann-Whitney U test |" in line
+    assert "of short against base, paired (1,000 pairs of deals) against independent" in text
+    summary = markdown.split("\n\n")[1]
+    assert "paired 95% CI" in summary.split("Under short")[1]
+    assert "paired 95% CI" not in summary.split("Under short")[0]
+    methods = markdown.split("\n## Methods\n", 1)[1]
+    assert "McNemar's test" in methods and "over the pairs in which both deals end" in methods
+    assert "Comparisons whose runs do not hold the same deals (each says why)" in methods
