@@ -64,22 +64,28 @@ def play_random(
     """
     decks = _checked_decks(rules, players)
     key0, key1 = seed_key(seed)
-    stats = np.zeros((count, STATS), np.int64)
-    seats = np.zeros((count, 3, players), np.int64)
-    play_random_games(
-        key0,
-        key1,
-        first_game,
+    args = (
         players,
         decks,
         rules.hand_size_for(players),
         rules.to_vector(),
         strategy_codes(strategies, players),
         forget_thresholds(forget, players),
-        stats,
-        seats,
     )
-    return _columns(stats, seats)
+    columns = _empty_columns(count, players)
+    # The kernel's rows are written and narrowed chunk by chunk: the chunk stays in the
+    # cache, and the same scratch serves every chunk.
+    stats = np.empty((min(count, CHUNK), STATS), np.int64)
+    seats = np.empty((min(count, CHUNK), 3, players), np.int64)
+    for start in range(0, count, CHUNK):
+        size = min(CHUNK, count - start)
+        play_random_games(key0, key1, first_game + start, *args, stats[:size], seats[:size])
+        _fill_columns(columns, start, stats[:size], seats[:size])
+    return columns
+
+
+CHUNK = 8192
+"""Games per call of the kernel in :func:`play_random` (their rows take about 1.4 MB)."""
 
 
 MAX_DEALS = 1000
@@ -160,20 +166,42 @@ def _checked_decks(rules: SheddingRules, players: int) -> int:
     return decks
 
 
+STAT_COLUMNS = {
+    "winner": (O_WINNER, np.int8),
+    "end": (O_END, np.int8),
+    "turns": (O_TURNS, np.int32),
+    "plays": (O_PLAYS, np.int32),
+    "draws": (O_DRAWS, np.int32),
+    "passes": (O_PASSES, np.int32),
+    "wilds": (O_WILDS, np.int32),
+    "reshuffles": (O_RESHUFFLES, np.int32),
+    "finish_rank": (O_FINISH, np.int8),
+    "first_seat": (O_FIRST, np.int8),
+}
+"""Column name: (its column of the kernel's ``stats``, its type)."""
+SEAT_COLUMNS = ("cards_left", "points", "score")
+"""The kernel's ``seats[:, k, :]`` for k = 0, 1, 2 (int32[G, n])."""
+
+
+def _empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
+    columns = {name: np.empty(count, dtype) for name, (_, dtype) in STAT_COLUMNS.items()}
+    for name in SEAT_COLUMNS:
+        columns[name] = np.empty((count, players), np.int32)
+    return columns
+
+
+def _fill_columns(columns: dict[str, np.ndarray], start: int, stats, seats) -> None:
+    """Narrow the kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] into rows
+    ``start .. start + G - 1`` of the named columns."""
+    stop = start + len(stats)
+    for name, (column, _) in STAT_COLUMNS.items():
+        columns[name][start:stop] = stats[:, column]
+    for k, name in enumerate(SEAT_COLUMNS):
+        columns[name][start:stop] = seats[:, k, :]
+
+
 def _columns(stats: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:
     """The kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] as named columns."""
-    return {
-        "winner": stats[:, O_WINNER].astype(np.int8),
-        "end": stats[:, O_END].astype(np.int8),
-        "turns": stats[:, O_TURNS].astype(np.int32),
-        "plays": stats[:, O_PLAYS].astype(np.int32),
-        "draws": stats[:, O_DRAWS].astype(np.int32),
-        "passes": stats[:, O_PASSES].astype(np.int32),
-        "wilds": stats[:, O_WILDS].astype(np.int32),
-        "reshuffles": stats[:, O_RESHUFFLES].astype(np.int32),
-        "finish_rank": stats[:, O_FINISH].astype(np.int8),
-        "first_seat": stats[:, O_FIRST].astype(np.int8),
-        "cards_left": seats[:, 0, :].astype(np.int32),
-        "points": seats[:, 1, :].astype(np.int32),
-        "score": seats[:, 2, :].astype(np.int32),
-    }
+    columns = _empty_columns(len(stats), seats.shape[2])
+    _fill_columns(columns, 0, stats, seats)
+    return columns
