@@ -10,8 +10,9 @@ space and be passed down to any function that needs randomness:
     state[6]    index of the next unused word in the buffer, BUFFER_WORDS when empty
     state[7:23] the words of the current four blocks
 
-Four consecutive blocks are computed together so that the CPU can overlap their (serial)
-rounds; the words come out in the same order as one block at a time.
+Four consecutive blocks are computed together, as the lanes of vectors (one 32x32->64-bit
+vector multiply does a multiply of each block); the words come out in the same order as
+one block at a time.
 
 All arithmetic that can exceed 2**63 is done in uint64. The functions allocate nothing and
 are compiled with ``_nrt=False`` (no reference counting), so kernels can call them per
@@ -108,8 +109,8 @@ def _philox_buffer(typingctx, state):
             if round_ > 0:
                 k0 = builder.and_(builder.add(k0, i64(PHILOX_W0)), mask)
                 k1 = builder.and_(builder.add(k1, i64(PHILOX_W1)), mask)
-            p0 = builder.mul(x0, constant(PHILOX_M0))
-            p1 = builder.mul(x2, constant(PHILOX_M1))
+            p0 = builder.mul(builder.and_(x0, constant(MASK32)), constant(PHILOX_M0))
+            p1 = builder.mul(builder.and_(x2, constant(MASK32)), constant(PHILOX_M1))
             high0 = builder.lshr(p0, constant(32))
             high1 = builder.lshr(p1, constant(32))
             x0, x1, x2, x3 = (
