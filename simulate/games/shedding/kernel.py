@@ -180,6 +180,11 @@ SUIT_BITS = (1 << 13) - 1
 """The identities of clubs; suit s: ``SUIT_BITS << 13 * s``."""
 RANK_BITS = sum(1 << (13 * s) for s in range(4))
 """The identities of aces; rank r: ``RANK_BITS << r``."""
+SEAT_BITS = (1 << MAX_PLAYERS.bit_length()) - 1
+CARD_BITS = (1 << DECK.bit_length()) - 1
+"""Masks that keep every seat and every identity: ``x & BITS`` changes no value but tells
+LLVM that ``x`` is not negative, which spares the test for Python's negative indices at
+every access."""
 BLOCK = 256
 """Games per parallel work item."""
 
@@ -498,6 +503,7 @@ def _play(g, stream, seat):
             g[S_END] = END_TURN_CAP
             return
         # --- one turn of ``seat``
+        seat &= SEAT_BITS
         g[S_TURNS] += 1
         g[S_SKIP_NEXT] = 0
         code = g[S_STRATEGY + seat]
@@ -604,6 +610,7 @@ def _play(g, stream, seat):
                         if not play_drawn(code, stream):
                             break
             # --- play ``card`` (the reference's play_card)
+            card &= CARD_BITS
             hand = G_HANDS + seat * DECK + card
             g[hand] -= 1
             if g[hand] == 0:
