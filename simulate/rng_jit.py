@@ -221,28 +221,29 @@ def batch_end(i):
 @njit(cache=True, inline="always", _nrt=False)
 def batch_word(state, i, last, product):
     """A word that yields uniform draws for positions ``i`` down to ``last+1``."""
-    # Rejection (rare): only leftovers below 2**32 mod product would bias the draws.
+    # Rejection (rare): only leftovers below 2**32 mod product would bias the draws. The
+    # leftover after every draw is ``word * product mod 2**32`` (wrapping is harmless).
     threshold = BATCH_THRESHOLD[i] if i < BATCH_TABLE else (1 << 32) % product
     while True:
         word = next_u32(state)
-        left = word
-        for position in range(i, last, -1):
-            left = (left * (position + 1)) & MASK32
-        if left >= threshold:
+        if (word * product) & MASK32 >= threshold:
             return word
 
 
 @njit(cache=True, _nrt=False)
 def shuffle(state, items, count):
-    """Shuffle ``items[:count]`` in place, exactly as :meth:`simulate.rng.Stream.shuffle`."""
+    """Shuffle ``items[:count]`` in place, exactly as :meth:`simulate.rng.Stream.shuffle`.
+
+    The leftover before a batch's k-th draw is ``word * (its first k-1 bounds) mod 2**32``,
+    so each draw is computed from the word on its own, not from the draw before."""
     i = count - 1
     while i > 0:
         last, product = batch_end(i)
-        left = batch_word(state, i, last, product)
+        word = batch_word(state, i, last, product)
+        prefix = 1
         for position in range(i, last, -1):
-            drawn = left * (position + 1)
-            j = drawn >> 32
-            left = drawn & MASK32
+            j = (((word * prefix) & MASK32) * (position + 1)) >> 32
+            prefix *= position + 1
             tmp = items[position]
             items[position] = items[j]
             items[j] = tmp
