@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import pandas as pd
@@ -61,16 +61,20 @@ class Request:
     rules: BeggarRules | SheddingRules
     threads: int
     strategies: tuple[str, ...] = ()
-    """Each seat's strategy (shedding games; Beggar-My-Neighbour has no decisions)."""
+    """Each seat's strategy, written in full (shedding games; Beggar-My-Neighbour has no
+    decisions)."""
     rotate_seats: bool = False
     """Play every deal (match) once per cyclic seating of the strategies."""
+    specs: tuple = field(default=(), compare=False, repr=False)
+    """The strategies as :class:`.games.shedding.strategies.StrategySpec` (a user
+    strategy's function included)."""
 
-    def seatings(self) -> list[tuple[str, ...]]:
-        """The strategies' seatings: rotation r puts seat i's strategy in seat i + r."""
+    def seatings(self) -> list[tuple]:
+        """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
         if not self.rotate_seats:
-            return [self.strategies]
-        n = len(self.strategies)
-        return [tuple(self.strategies[(i - r) % n] for i in range(n)) for r in range(n)]
+            return [self.specs]
+        n = len(self.specs)
+        return [tuple(self.specs[(i - r) % n] for i in range(n)) for r in range(n)]
 
     @property
     def match_play(self) -> bool:
@@ -150,22 +154,34 @@ def make_request(
             raise CardsimError(f"{info.name} has no strategies to rotate: drop --rotate-seats")
         return Request(info, players, games, seed, rules, threads)
     rules.check_players(players)
-    seats = seat_strategies(strategies, players)
-    return Request(info, players, games, seed, rules, threads, seats, bool(rotate_seats))
+    specs = seat_specs(strategies, players)
+    names = tuple(str(spec) for spec in specs)
+    return Request(info, players, games, seed, rules, threads, names, bool(rotate_seats), specs)
 
 
-def seat_strategies(strategies, players: int) -> tuple[str, ...]:
-    """Each seat's strategy, written in full: those given, in seat order, then ``random``."""
+def seat_specs(strategies, players: int) -> tuple:
+    """Each seat's strategy spec: those given (names, specs or user functions), in seat
+    order, then ``random``."""
     from .games.shedding.strategies import parse
 
     given = list(strategies or [])
     if len(given) > players:
         raise CardsimError(f"{len(given)} strategies given for {players} seats")
-    return tuple([str(parse(name)) for name in given] + ["random"] * (players - len(given)))
+    return tuple(parse(strategy) for strategy in given + ["random"] * (players - len(given)))
+
+
+def seat_strategies(strategies, players: int) -> tuple[str, ...]:
+    """Each seat's strategy, written in full: those given, in seat order, then ``random``."""
+    return tuple(str(spec) for spec in seat_specs(strategies, players))
 
 
 def request_from_meta(meta: dict, threads: int | None = None) -> Request:
     """The request that a run folder's ``run.json`` records (to resume it)."""
+    if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
+        raise CardsimError(
+            "this run has a user strategy (a Python function): run it again from Python, "
+            "it cannot be resumed from run.json"
+        )
     try:
         return make_request(
             meta["game"],
@@ -247,33 +263,23 @@ def _beggar_chunk(request: Request, first: int, count: int) -> Chunk:
 def _shedding_chunk(request: Request, seating, first: int, count: int) -> Chunk:
     from .games.shedding import batch, records
 
-    strategies = list(seating)
-    names, forget = _kernel_strategies(strategies)
     columns = batch.play_random(
-        request.rules, request.players, names, request.seed, first, count, forget
+        request.rules, request.players, list(seating), request.seed, first, count
     )
-    return Chunk(records.to_table(first, columns, strategies, request.strategies))
-
-
-def _kernel_strategies(strategies: list[str]) -> tuple[list[str], list[float]]:
-    """Strategy names and forget chances, per seat, from full strategy specs."""
-    from .games.shedding.strategies import parse
-
-    specs = [parse(text) for text in strategies]
-    return [spec.name for spec in specs], [spec.forget for spec in specs]
+    names = [str(spec) for spec in seating]
+    return Chunk(records.to_table(first, columns, names, request.strategies))
 
 
 def _match_chunk(request: Request, seating, first: int, count: int, first_row: int) -> Chunk:
     from .games.shedding import batch, records
 
-    strategies = list(seating)
-    names, forget = _kernel_strategies(strategies)
     columns, matches = batch.play_match_batch(
-        request.rules, request.players, names, request.seed, first, count, forget
+        request.rules, request.players, list(seating), request.seed, first, count
     )
+    names = [str(spec) for spec in seating]
     return Chunk(
-        records.to_table(first_row, columns, strategies, request.strategies),
-        records.matches_table(matches, strategies, request.strategies),
+        records.to_table(first_row, columns, names, request.strategies),
+        records.matches_table(matches, names, request.strategies),
     )
 
 

@@ -14,11 +14,19 @@ GAMES = 1_200
 """Games per configuration: the reference's speed is the limit (about 1,700 games/s without
 its conservation check); 45 configurations take about 50 s."""
 SEED = 20241130
-S = ("random", "uniform", "first")
+S = (
+    "random",
+    "uniform",
+    "first",
+    "greedy",
+    "hold-wilds",
+    "attack",
+    "weighted:points=-1,wild=3,action=2,draw=1,again=-4,suit_left=0.5,rank_left=-1",
+)
 
 
 def _mixed(players: int, shift: int) -> list[str]:
-    return [S[(seat + shift) % 3] for seat in range(players)]
+    return [S[(seat + 2 * shift + players) % len(S)] for seat in range(players)]
 
 
 # (name, preset, overrides, players, strategies, forget)

@@ -184,7 +184,7 @@ def test_rotated_seats_play_the_same_deals_in_every_seating():
         chunk_size=30,
     )
     assert len(frame) == 120 and frame.attrs["rotate_seats"] is True
-    assert sorted(zip(frame["game"], frame["rotation"])) == [
+    assert sorted(zip(frame["game"], frame["rotation"], strict=True)) == [
         (g, r) for g in range(40) for r in range(3)
     ]
     resolved = preset("pis-yedili").with_overrides(rules)

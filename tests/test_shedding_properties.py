@@ -15,7 +15,15 @@ from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
 from simulate.games.shedding.rules import CHOICES, PRESETS, SWITCHES, preset
 
-STRATEGIES = ("random", "uniform", "first")
+STRATEGIES = (
+    "random",
+    "uniform",
+    "first",
+    "greedy",
+    "hold-wilds",
+    "attack",
+    "weighted:points=1,suit_left=0.5,rank_left=-2,draw=3",
+)
 EFFECT_VALUES = (
     "none",
     "wild",
@@ -60,9 +68,7 @@ def configurations(draw):
         rules.check_players(players)
     except CardsimError:
         assume(False)
-    strategies = draw(
-        st.lists(st.sampled_from(STRATEGIES), min_size=players, max_size=players)
-    )
+    strategies = draw(st.lists(st.sampled_from(STRATEGIES), min_size=players, max_size=players))
     forget = draw(st.lists(st.sampled_from([0.0, 0.3, 1.0]), min_size=players, max_size=players))
     return rules, players, strategies, forget
 

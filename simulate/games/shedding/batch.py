@@ -7,6 +7,7 @@ import numpy as np
 from ...errors import CardsimError
 from ...rng import seed_key
 from .kernel import (
+    END_INVALID,
     MAX_DECKS,
     O_DRAWS,
     O_END,
@@ -23,27 +24,52 @@ from .kernel import (
     play_matches,
     play_random_games,
 )
+from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
 from .rules import SheddingRules
+from .strategies import parse
 
 
-def strategy_codes(strategies: list[str], players: int) -> np.ndarray:
-    """The kernel's strategy codes, one per seat."""
+def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> tuple:
+    """The kernel's view of the seats' strategies: ``(codes, thresholds, weights, user)``.
+
+    ``strategies``: one per seat, names or specs (``"greedy"``, ``"random:forget=0.1"``,
+    ``"weighted:points=1"``, a :class:`.strategies.StrategySpec`, or a user function).
+    ``codes``: int64[n] (``STRATEGY_CODES``); ``thresholds``: int64[n], ``int(p * 2**32)``
+    of each seat's forget chance (``forget`` if given, else the specs'), -1 for ``p = 0``
+    (the reference draws no word then); ``weights``: int64[n, FEATURES]; ``user``: the
+    C-callable of the (one) user strategy, or a placeholder.
+    """
     if len(strategies) != players:
         raise CardsimError(f"{players} seats need {players} strategies, got {len(strategies)}")
-    unknown = [s for s in strategies if s not in STRATEGY_CODES]
-    if unknown:
-        raise CardsimError(
-            f"unknown strategy '{unknown[0]}' for the kernel; known: {', '.join(STRATEGY_CODES)}"
-        )
-    return np.array([STRATEGY_CODES[s] for s in strategies], np.int64)
-
-
-def forget_thresholds(forget: list[float] | None, players: int) -> np.ndarray:
-    """``int(p * 2**32)`` per seat, -1 for ``p = 0`` (the reference draws no word then)."""
-    chances = list(forget) if forget is not None else [0.0] * players
+    specs = [parse(strategy) for strategy in strategies]
+    chances = list(forget) if forget is not None else [spec.forget for spec in specs]
     if len(chances) != players:
         raise CardsimError(f"{players} seats need {players} forget chances, got {len(chances)}")
-    return np.array([int(p * 2**32) if p > 0 else -1 for p in chances], np.int64)
+    functions = {id(spec.function): spec.function for spec in specs if spec.name == "user"}
+    if len(functions) > 1:
+        raise CardsimError("a run takes one user strategy (it may sit in several seats)")
+    codes = np.array(
+        [STRATEGY_CODES["weighted" if spec.weighted else spec.name] for spec in specs],
+        np.int64,
+    )
+    thresholds = np.array([int(p * 2**32) if p > 0 else -1 for p in chances], np.int64)
+    weights = np.zeros((players, FEATURES), np.int64)
+    for seat, spec in enumerate(specs):
+        if spec.weighted:
+            weights[seat] = spec.int_weights()
+    user = user_cfunc(*functions.values()) if functions else no_user_strategy
+    return codes, thresholds, weights, user
+
+
+def check_user_choices(stats: np.ndarray, first_game: int, strategies) -> None:
+    """Raise if a user strategy made an invalid choice (the game stopped ``END_INVALID``)."""
+    bad = np.flatnonzero(stats[:, O_END] == END_INVALID)
+    if len(bad):
+        names = ", ".join(sorted({str(parse(s)) for s in strategies if parse(s).name == "user"}))
+        raise CardsimError(
+            f"{names} chose a card it may not play, or a draw or pass it was not offered "
+            f"(game {first_game + int(bad[0])}); replay it with the reference to see the move"
+        )
 
 
 def play_random(
@@ -69,8 +95,7 @@ def play_random(
         decks,
         rules.hand_size_for(players),
         rules.to_vector(),
-        strategy_codes(strategies, players),
-        forget_thresholds(forget, players),
+        *seat_arrays(strategies, players, forget),
     )
     columns = _empty_columns(count, players)
     # The kernel's rows are written and narrowed chunk by chunk: the chunk stays in the
@@ -80,6 +105,7 @@ def play_random(
     for start in range(0, count, CHUNK):
         size = min(CHUNK, count - start)
         play_random_games(key0, key1, first_game + start, *args, stats[:size], seats[:size])
+        check_user_choices(stats[:size], first_game + start, strategies)
         _fill_columns(columns, start, stats[:size], seats[:size])
     return columns
 
@@ -124,8 +150,7 @@ def play_match_batch(
         decks,
         rules.hand_size_for(players),
         rules.to_vector(),
-        strategy_codes(strategies, players),
-        forget_thresholds(forget, players),
+        *seat_arrays(strategies, players, forget),
         rules.match_deals or 0,
         rules.target_score or 0,
         MAX_DEALS,
@@ -143,6 +168,7 @@ def play_match_batch(
     stats = np.zeros((offsets[-1], STATS), np.int64)
     seats = np.zeros((offsets[-1], 3, players), np.int64)
     play_matches(*args, offsets, True, stats, seats, totals, played)
+    check_user_choices(stats, 0, strategies)
     columns = _columns(stats, seats)
     columns["match"] = np.repeat(np.arange(first_match, first_match + count), played)
     columns["deal"] = np.arange(offsets[-1]) - np.repeat(offsets[:-1], played)

@@ -59,6 +59,22 @@ from numba import njit, prange
 from ...bits import popcount, trailing_zeros
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...rng_jit import bounded, next_u32, shuffle, stream_init
+from .kernel_strategies import (
+    FEATURES,
+    VIEW_DIRECTION,
+    VIEW_MAY_DRAW,
+    VIEW_MAY_PASS,
+    VIEW_PENDING,
+    VIEW_PLAYERS,
+    VIEW_SEAT,
+    VIEW_SIZE,
+    VIEW_SIZES,
+    VIEW_STOCK,
+    VIEW_SUIT,
+    VIEW_TOP,
+    most_held_suit,
+    weighted_card,
+)
 from .rules import (
     FLAG_AGAIN,
     FLAG_REVERSE,
@@ -78,11 +94,13 @@ DECK = 52
 MAX_DECKS = 8
 MAX_CARDS = DECK * MAX_DECKS
 
-STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2}
-STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST = 0, 1, 2
+STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4}
+"""Strategy codes; ``greedy``, ``hold-wilds`` and ``attack`` are ``weighted`` (their weights)."""
+STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER = 0, 1, 2, 3, 4
 
-# End codes: indices into reference.END_REASONS.
-END_OUT, END_STOCK_OUT, END_BLOCKED, END_PLAY_CAP, END_TURN_CAP = range(5)
+# End codes: indices into reference.END_REASONS; and a user strategy's invalid choice, which
+# stops the game (the caller raises an error).
+END_OUT, END_STOCK_OUT, END_BLOCKED, END_PLAY_CAP, END_TURN_CAP, END_INVALID = range(6)
 
 # Choice values (indices into rules.CHOICES).
 FIRST_RANDOM = 1
@@ -120,8 +138,8 @@ R_SCORING = R["scoring"]
 
 # Kinds of legality check (the reference's NORMAL, ANSWER, OPENING).
 NORMAL, ANSWER, OPENING = 0, 1, 2
-# Decisions other than a card.
-DRAW, PASS = -2, -3
+# Decisions other than a card (and a user strategy's invalid answer).
+DRAW, PASS, INVALID = -2, -3, -4
 
 # Offsets in ``g``: the state of the game being played (zeroed by every deal) ...
 S_DIR = 0
@@ -168,7 +186,11 @@ G_FLAGS = G_RULES + RULE_VECTOR_SIZE
 G_DRAW = G_FLAGS + DECK
 G_ALL_DRAW = G_DRAW + DECK
 G_POINTS = G_ALL_DRAW + DECK
-G_SIZE = G_POINTS + DECK
+# Each seat's ``weighted`` weights (``G_WEIGHTS + seat * FEATURES + feature``), and the view
+# handed to a user strategy.
+G_WEIGHTS = G_POINTS + DECK
+G_VIEW = G_WEIGHTS + MAX_PLAYERS * FEATURES
+G_SIZE = G_VIEW + VIEW_SIZE + MAX_PLAYERS
 
 # Output columns of ``stats``.
 (O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH, O_FIRST) = (
@@ -237,13 +259,17 @@ def _free_pass(g, compulsory):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def choose(code, stream, g, seat, mask, may_draw, may_pass):
-    """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS``.
+def choose(code, stream, g, seat, mask, may_draw, may_pass, user):
+    """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS`` (or
+    ``INVALID``: a user strategy's answer that is none of its options).
 
     The dispatch point of every strategy (``code``, see ``STRATEGY_CODES``); the options
-    and their order are the reference strategies'. Inlined: :func:`_play` calls it from one
-    place, for every decision of a game.
+    and their order are the reference strategies'. ``user``: the run's user strategy (a
+    compiled function, see :mod:`.kernel_strategies`). Inlined: :func:`_play` calls it
+    from one place, for every decision of a game.
     """
+    if code == STRAT_USER:
+        return _ask_user(g, seat, mask, may_draw, may_pass, user)
     if code == STRAT_UNIFORM:
         distinct = popcount(mask)
         k = distinct + np.int64(may_draw) + np.int64(may_pass)
@@ -257,10 +283,57 @@ def choose(code, stream, g, seat, mask, may_draw, may_pass):
         return DRAW if may_draw else PASS
     if code == STRAT_FIRST:
         return trailing_zeros(mask)
+    if code == STRAT_WEIGHTED:
+        return _weighted(g, seat, mask)
     # random: a uniform physical card, copies counted
     if g[S_ONE_DECK]:
         return _nth_bit(mask, _pick(stream, popcount(mask)))
     return _random_copy(stream, g, seat, mask)
+
+
+@njit(cache=True, _nrt=False)
+def _weighted(g, seat, mask):
+    """``weighted`` (and ``greedy``, ``hold-wilds``, ``attack``): the best-scoring card."""
+    hand = G_HANDS + seat * DECK
+    weights = G_WEIGHTS + seat * FEATURES
+    following = _wrap(seat + g[S_DIR], g[S_N])
+    return weighted_card(
+        mask,
+        g[weights : weights + FEATURES],
+        g[hand : hand + DECK],
+        g[S_HELD + seat],
+        g[S_ONE_DECK],
+        g[G_RULES : G_RULES + RULE_VECTOR_SIZE],
+        g[S_WILD_MASK],
+        g[S_LEN + following],
+    )
+
+
+@njit(cache=True, _nrt=False)
+def _ask_user(g, seat, mask, may_draw, may_pass, user):
+    """A user strategy's decision (see :mod:`.kernel_strategies` for its arguments)."""
+    n = g[S_N]
+    g[G_VIEW + VIEW_SEAT] = seat
+    g[G_VIEW + VIEW_PLAYERS] = n
+    g[G_VIEW + VIEW_TOP] = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else -1
+    g[G_VIEW + VIEW_SUIT] = g[S_SUIT]
+    g[G_VIEW + VIEW_PENDING] = g[S_PENDING]
+    g[G_VIEW + VIEW_DIRECTION] = g[S_DIR]
+    g[G_VIEW + VIEW_STOCK] = g[S_SEND] - g[S_SPOS]
+    g[G_VIEW + VIEW_MAY_DRAW] = may_draw
+    g[G_VIEW + VIEW_MAY_PASS] = may_pass
+    for other in range(n):
+        g[G_VIEW + VIEW_SIZES + other] = g[S_LEN + other]
+    hand = G_HANDS + seat * DECK
+    size = VIEW_SIZE + n
+    choice = user(g[hand : hand + DECK].ctypes, mask, g[G_VIEW : G_VIEW + size].ctypes, size)
+    if choice == DRAW and may_draw:
+        return DRAW
+    if choice == PASS and may_pass:
+        return PASS
+    if 0 <= choice < DECK and (mask >> choice) & 1:
+        return choice
+    return INVALID
 
 
 @njit(cache=True, _nrt=False)
@@ -416,7 +489,11 @@ def _name_suit(g, stream, seat, card):
         g[S_SUIT] = card // 13
         return
     code = g[S_STRATEGY + seat]
-    if mode == WILD_DIFFERENT:
+    if code >= STRAT_WEIGHTED:  # weighted and user strategies: the suit held most
+        hand = G_HANDS + seat * DECK
+        excluded = g[S_SUIT] if mode == WILD_DIFFERENT else -1
+        g[S_SUIT] = most_held_suit(g[hand : hand + DECK], g[S_HELD + seat], g[S_ONE_DECK], excluded)
+    elif mode == WILD_DIFFERENT:
         current = g[S_SUIT]
         index = name_suit(code, stream, 3)
         g[S_SUIT] = index if index < current else index + 1
@@ -469,7 +546,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw):
 
 
 @njit(cache=True, _nrt=False)
-def _play(g, stream, seat):
+def _play(g, stream, seat, user):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
 
     One function for every kind of turn and decision, so that the hot path makes no calls:
@@ -564,7 +641,10 @@ def _play(g, stream, seat):
                 ask = mask != 0 or may_pass
             card = DRAW
             if ask:
-                card = choose(code, stream, g, seat, mask, may_draw, may_pass)
+                card = choose(code, stream, g, seat, mask, may_draw, may_pass, user)
+                if card == INVALID:
+                    g[S_END] = END_INVALID
+                    return
             if card == PASS:
                 _pass_turn(g, seat)
                 break
@@ -704,7 +784,7 @@ def _turn_starter(g, stream):
 
 
 @njit(cache=True, _nrt=False)
-def _prepare(g, rules, n, decks, strategies, forget):
+def _prepare(g, rules, n, decks, strategies, forget, weights):
     """Make a new scratch ``g`` (int64[G_SIZE]) ready for the games of a run: the rule
     vector and its per-identity tables, the run's constants (players, decks, wild and draw ranks, each seat's strategy
     code and forget threshold) and empty hands."""
@@ -730,6 +810,8 @@ def _prepare(g, rules, n, decks, strategies, forget):
     for seat in range(n):
         g[S_STRATEGY + seat] = strategies[seat]
         g[S_FORGET + seat] = forget[seat]
+        for feature in range(FEATURES):
+            g[G_WEIGHTS + seat * FEATURES + feature] = weights[seat, feature]
     for i in range(MAX_PLAYERS * DECK):
         g[G_HANDS + i] = 0
 
@@ -821,7 +903,9 @@ def _record(g, stats, seats, row):
 
 
 @njit(cache=True, _nrt=False)
-def play_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, stats, seats, row):
+def play_game(
+    g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row
+):
     """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
@@ -830,18 +914,33 @@ def play_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, s
     seat = _deal(g, stream, decks, hand_size, first)
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream)
-    _play(g, stream, seat)
+    _play(g, stream, seat, user)
     _record(g, stats, seats, row)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_games(
-    key0, key1, first_game, n, decks, hand_size, rules, strategies, forget, stats, seats
+    key0,
+    key1,
+    first_game,
+    n,
+    decks,
+    hand_size,
+    rules,
+    strategies,
+    forget,
+    weights,
+    user,
+    stats,
+    seats,
 ):
     """Deal and play games ``first_game .. first_game + len(stats) - 1`` of a run.
 
     ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
-    ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw).
+    ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw);
+    ``weights``: int64[n, FEATURES], each seat's ``weighted`` weights (x WEIGHT_SCALE);
+    ``user``: the user strategy (:data:`.kernel_strategies.USER_CFUNC`; a placeholder when
+    no seat has one).
     Outputs: ``stats`` int64[G, STATS] (``O_*`` columns), ``seats`` int64[G, 3, n] (cards
     left, points, score).
     """
@@ -850,10 +949,22 @@ def play_random_games(
     for block in prange(blocks):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
-        _prepare(g, rules, n, decks, strategies, forget)
+        _prepare(g, rules, n, decks, strategies, forget, weights)
         for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
             play_game(
-                g, stream, key0, key1, first_game + i, 0, -1, decks, hand_size, stats, seats, i
+                g,
+                stream,
+                key0,
+                key1,
+                first_game + i,
+                0,
+                -1,
+                decks,
+                hand_size,
+                user,
+                stats,
+                seats,
+                i,
             )
 
 
@@ -868,6 +979,8 @@ def play_matches(
     rules,
     strategies,
     forget,
+    weights,
+    user,
     match_deals,
     target,
     max_deals,
@@ -894,7 +1007,7 @@ def play_matches(
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         scratch_stats = np.empty((1, STATS), np.int64)
         scratch_seats = np.empty((1, 3, n), np.int64)
-        _prepare(g, rules, n, decks, strategies, forget)
+        _prepare(g, rules, n, decks, strategies, forget, weights)
         for seat in range(n):
             totals[i, seat] = 0
         k = 0
@@ -912,6 +1025,7 @@ def play_matches(
                 k % n,
                 decks,
                 hand_size,
+                user,
                 row_stats,
                 row_seats,
                 row,

@@ -17,7 +17,7 @@ visible state at the ``VIEW_*`` offsets below. It returns an identity from ``leg
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import carray, cfunc, njit, types
 
 from ...bits import popcount, trailing_zeros
 from .rules import FLAG_AGAIN, FLAG_REVERSE, FLAG_SKIP, R_ALL_DRAW, R_DRAW, R_EFFECT_FLAGS, R_POINTS
@@ -50,15 +50,33 @@ VIEW_SIZE = VIEW_SIZES
 
 USER_SIGNATURE = types.int64(types.int64[::1], types.int64, types.int64[::1])
 """``choose(hand, legal, view) -> int64``: the numba signature of a user strategy."""
-USER_FUNCTION = types.FunctionType(USER_SIGNATURE)
-"""The type of a user strategy inside the kernel: one compiled kernel serves every user
-function (called through a pointer)."""
+USER_CSIG = types.int64(
+    types.CPointer(types.int64), types.int64, types.CPointer(types.int64), types.int64
+)
+"""What the kernel calls: ``(hand pointer, legal, view pointer, view length)``. A C-callable
+(``cfunc``) is typed by its signature alone, so one compiled kernel serves every user
+strategy, called through a pointer (and the kernel stays in numba's on-disk cache)."""
 
 
-@njit(USER_SIGNATURE, cache=True)
-def no_user_strategy(hand, legal, view):
+@cfunc(USER_CSIG, cache=True)
+def no_user_strategy(hand, legal, view, size):
     """The placeholder passed when no seat has a user strategy (never called)."""
     return PASS
+
+
+_compiled: dict[int, object] = {}
+
+
+def user_cfunc(function):
+    """The C-callable wrapper of a user strategy (compiled once per function, ~0.1 s)."""
+    key = id(function)
+    if key not in _compiled:
+
+        def call(hand, legal, view, size):
+            return function(carray(hand, 52), legal, carray(view, size))
+
+        _compiled[key] = (function, cfunc(USER_CSIG)(call))
+    return _compiled[key][1]
 
 
 SUIT_MASKS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], np.int64)

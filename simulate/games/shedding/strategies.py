@@ -163,7 +163,10 @@ def user_strategy(function) -> StrategySpec:
     from .kernel_strategies import USER_SIGNATURE
 
     name = getattr(function, "__name__", repr(function))
-    if not hasattr(function, "py_func"):  # not yet compiled
+    if not hasattr(function, "py_func"):  # not yet compiled: compile it once
+        if id(function) in _COMPILED:
+            return StrategySpec("user", 0.0, (), _COMPILED[id(function)][1])
+        source = function
         try:
             function = njit(USER_SIGNATURE, cache=False)(function)
         except NumbaError as exc:
@@ -172,9 +175,14 @@ def user_strategy(function) -> StrategySpec:
             raise CardsimError(
                 f"user strategy '{name}' does not compile in nopython mode: {reason}"
             ) from None
+        _COMPILED[id(source)] = (source, function)
     elif USER_SIGNATURE.args not in function.signatures:
         raise CardsimError(
             f"user strategy '{name}' must be compiled with the signature "
             f"{USER_SIGNATURE} (simulate.games.shedding.kernel_strategies.USER_SIGNATURE)"
         )
     return StrategySpec("user", 0.0, (), function)
+
+
+_COMPILED: dict[int, tuple] = {}
+"""Plain functions compiled as user strategies: id -> (the function, its compiled form)."""
