@@ -604,6 +604,61 @@ def tournament(
     typer.echo(f"wrote {html_path} and {md_path}")
 
 
+@app.command()
+@user_errors
+def tune(
+    preset_name: Annotated[
+        str,
+        typer.Argument(
+            metavar="PRESET", help="pis-yedili, crazy-eights, crazy-eights-plain or openspiel."
+        ),
+    ],
+    opponents: Annotated[
+        str, typer.Option(help="The other seats' strategies, comma-separated (cycled).")
+    ] = "random",
+    players: PlayersOpt = None,
+    budget: Annotated[
+        int, typer.Option(help="Training games in all (deals x seatings).")
+    ] = 2_000_000,
+    holdout: Annotated[
+        int | None, typer.Option(help="Held-out deals for the final evaluation.")
+    ] = None,
+    seed: SeedOpt = None,
+    threads: ThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the result as JSON here.")] = None,
+):
+    """Search weighted strategies' weights against the opponents (cross-entropy method) and
+    report the best with its held-out win share."""
+    from .tune import tune as run_tune
+
+    result = run_tune(
+        preset_name,
+        players,
+        seat_list(None, opponents),
+        budget,
+        seed,
+        rule_overrides(config, rule, preset_name),
+        threads,
+        holdout,
+        echo=lambda line: typer.echo(line, err=True),
+    )
+    typer.echo(f"best: {result.spec}")
+    typer.echo(
+        f"held-out win share: {result.share:.2%} (95% CI {result.lo:.2%} to {result.hi:.2%}) "
+        f"over {result.holdout_games:,} games; greedy on the same deals: "
+        f"{result.greedy_share:.2%} ({result.greedy_lo:.2%} to {result.greedy_hi:.2%})"
+    )
+    if out is not None:
+        from dataclasses import asdict
+
+        from .results import write_atomic
+
+        write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
+        typer.echo(f"wrote {out}")
+
+
 def main() -> None:
     """Console-script entry point.
 
