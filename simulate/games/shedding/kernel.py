@@ -202,6 +202,10 @@ SUIT_BITS = (1 << 13) - 1
 """The identities of clubs; suit s: ``SUIT_BITS << 13 * s``."""
 RANK_BITS = sum(1 << (13 * s) for s in range(4))
 """The identities of aces; rank r: ``RANK_BITS << r``."""
+RANKS_OF = np.array([RANK_BITS << (card % 13) for card in range(DECK)], np.int64)
+"""The identities of the rank of each identity."""
+MATCHES = np.array([(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)])
+"""The identities that match each identity by suit or rank."""
 SEAT_BITS = (1 << MAX_PLAYERS.bit_length()) - 1
 CARD_BITS = (1 << DECK.bit_length()) - 1
 """Masks that keep every seat and every identity: ``x & BITS`` changes no value but tells
@@ -515,7 +519,8 @@ def _forgot_call(g, stream, seat):
 @njit(cache=True, _nrt=False)
 def _rare_effects(g, stream, seat, flags, draw, all_draw):
     """What a card with ``flags`` and a draw or every-other-seat draw does (the skip and
-    draw penalties of :meth:`.reference.Game.apply_effects`); the reverse is done."""
+    draw penalties of :meth:`.reference.Game.apply_effects`, its skip included); the
+    reverse is done."""
     n = g[S_N]
     skip = (flags & FLAG_SKIP) != 0
     if draw:
@@ -569,12 +574,12 @@ def _play(g, stream, seat, user):
     match_suit = g[G_RULES + R_WILD_MODE] == WILD_MATCH_SUIT
     penalty_ends = g[G_RULES + R_PENALTY_ENDS] != 0
     last_call = g[G_RULES + R_LAST_CALL] != 0
-    reverse_skips = n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP
-    # The top card of the pile (none before a club opening) and the suit in force, kept
-    # here as well as in ``g``: only a play changes them.
+    reverse_skips = np.int64(n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP)
+    # The top card of the pile (none before a club opening), its rank's identities and
+    # the identities of its rank or of the suit in force: only a play changes them.
     top = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else 0
-    top_rank = top % 13
-    suit = g[S_SUIT]
+    top_ranks = RANK_BITS << (top % 13)
+    matching = (SUIT_BITS << (13 * g[S_SUIT])) | top_ranks
     while True:
         if g[S_TURNS] >= max_turns:
             g[S_END] = END_TURN_CAP
@@ -604,17 +609,16 @@ def _play(g, stream, seat, user):
                 if top_is_wild and not wild_on_wild:
                     wilds = 0
                 elif match_suit and not top_is_wild:
-                    wilds &= (SUIT_BITS << (13 * suit)) | (RANK_BITS << top_rank)
+                    wilds &= matching
                 if mode == ANSWER:
                     allowed = 0
                     if stacking == STACK_ANY_DRAW:
                         allowed = draw_mask
                     elif stacking == STACK_SAME_RANK:
-                        allowed = draw_mask & (RANK_BITS << top_rank)
+                        allowed = draw_mask & top_ranks
                     if wild_answers:
                         allowed |= wilds
                 else:
-                    matching = (SUIT_BITS << (13 * suit)) | (RANK_BITS << top_rank)
                     allowed = (matching & ~wild_mask) | wilds
             mask = g[S_HELD + seat] & allowed
             if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
@@ -699,13 +703,13 @@ def _play(g, stream, seat, user):
             g[G_PILE + g[S_PLEN]] = card
             g[S_PLEN] += 1
             top = card
-            top_rank = card % 13
+            top_ranks = RANKS_OF[card]
             g[S_PLAYS] += 1
             g[S_IDLE] = 0
             if g[S_LEN + seat] == 0:
                 g[S_END] = END_OUT
                 g[S_WINNER] = seat
-                g[S_FINISH] = top_rank
+                g[S_FINISH] = card % 13
                 return
             if max_plays > 0 and g[S_PLAYS] >= max_plays:
                 g[S_END] = END_PLAY_CAP
@@ -722,27 +726,27 @@ def _play(g, stream, seat, user):
                 g[S_PENDING] = 0
             if (flags & FLAG_WILD) != 0 and not stacks:
                 _name_suit(g, stream, seat, card)
-                suit = g[S_SUIT]
+                matching = (SUIT_BITS << (13 * g[S_SUIT])) | top_ranks
             else:
-                suit = card // 13
-                g[S_SUIT] = suit
+                matching = MATCHES[card]
+                g[S_SUIT] = card // 13
             if last_call and g[S_LEN + seat] == 1:
                 threshold = g[S_FORGET + seat]
                 if threshold >= 0 and next_u32(stream) < threshold:
                     _forgot_call(g, stream, seat)
                     if g[S_END] >= 0:
                         return
-            # The card acts (the reference's apply_effects).
-            if flags & FLAG_REVERSE:
-                g[S_DIR] = -g[S_DIR]
-                if reverse_skips:
-                    g[S_SKIP_NEXT] = 1
+            # The card acts (the reference's apply_effects), without branches in the common
+            # cases: a random card's effects are unpredictable.
+            reverse = np.int64((flags & FLAG_REVERSE) != 0)
+            g[S_DIR] *= 1 - 2 * reverse
+            skip = np.int64((flags & FLAG_SKIP) != 0)
             if draw or all_draw:
                 _rare_effects(g, stream, seat, flags, draw, all_draw)
                 if g[S_END] >= 0:
                     return
-            elif flags & FLAG_SKIP:
-                g[S_SKIP_NEXT] = 1
+                skip = 0  # done there
+            g[S_SKIP_NEXT] |= skip | (reverse & reverse_skips)
             if (flags & FLAG_AGAIN) == 0 and all_draw == 0:
                 break
             # An extra, compulsory play in the same turn.
