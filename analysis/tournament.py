@@ -212,7 +212,8 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
     lines = [
         f"In {players_adjective(players)} {game}, each strategy played one seat against "
         f"{players - 1} seat{'s' if players > 2 else ''} of each other strategy, every deal "
-        f"once per seat ({_count(info)} per pairing); a strategy as strong as the "
+        f"once per seat ({_count(info)} per pairing, so {info['players']} times as many "
+        "games); a strategy as strong as the "
         f"others wins {fmt_pct(fair)} of such games.",
     ]
     cells = []
@@ -224,8 +225,8 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
     lines.append(
         f"The strongest pairing result: `{top[1]}` against `{top[2]}` wins "
         f"{fmt_share_pm(top[0], lo.loc[top[1], top[2]], hi.loc[top[1], top[2]])} of games. "
-        f"Best rated: `{best.strategy}` ({best.rating:+.0f} Elo, 95% interval "
-        f"{best.lo:+.0f} to {best.hi:+.0f})."
+        f"Best rated: `{best.strategy}` ({best.rating:+.1f} Elo, 95% interval "
+        f"{best.lo:+.1f} to {best.hi:+.1f})."
     )
     matrix_rows = [
         [
@@ -240,7 +241,7 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
         for a in share.index
     ]
     rating_rows = [
-        [f"`{r.strategy}`", f"{r.rating:+.0f}", f"{r.lo:+.0f} to {r.hi:+.0f}", f"{r.games:,}"]
+        [f"`{r.strategy}`", f"{r.rating:+.1f}", f"{r.lo:+.1f} to {r.hi:+.1f}", f"{r.games:,}"]
         for r in rated.itertuples()
     ]
     return [
@@ -268,6 +269,6 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
 
 
 def _count(info: dict) -> str:
-    unit = info.get("unit", "game")
+    unit = "deal" if info.get("unit", "game") == "game" else "match"
     plural = unit + ("es" if unit == "match" else "s")
     return f"{info['games']:,} {unit if info['games'] == 1 else plural}"

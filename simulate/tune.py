@@ -57,13 +57,11 @@ def weighted_spec(weights: np.ndarray) -> str:
     return "weighted:" + ",".join(terms)
 
 
-def seat_share(frame, strategy: str, players: int) -> tuple[int, int]:
-    """``(wins, games)`` of the seats that play ``strategy`` in the records ``frame``."""
-    winner = frame["winner"].to_numpy()
-    seats = np.stack([frame[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)])
-    won = winner >= 0
-    winning = seats[np.clip(winner, 0, None), np.arange(len(frame))]
-    return int((won & (winning == strategy)).sum()), len(frame)
+def candidate_share(frame) -> tuple[int, int]:
+    """``(wins, games)`` of the candidate's seat in rotated records: the candidate sits in
+    seat 0 of the first seating, so in seat ``rotation`` of each record."""
+    won = frame["winner"].to_numpy() == frame["rotation"].to_numpy()
+    return int(won.sum()), len(frame)
 
 
 def tune(
@@ -115,7 +113,7 @@ def tune(
                 strategies=seating(spec),
                 rotate_seats=True,
             )
-            wins, games = seat_share(frame, spec, n)
+            wins, games = candidate_share(frame)
             shares[k] = wins / games
         elite = candidates[np.argsort(shares)[-ELITE:]]
         mean = SMOOTHING * elite.mean(axis=0) + (1 - SMOOTHING) * mean
@@ -144,7 +142,7 @@ def tune(
             strategies=seating(spec),
             rotate_seats=True,
         )
-        return seat_share(frame, str(parse(spec)), n)
+        return candidate_share(frame)
 
     chosen = final
     if best_spec != final:

@@ -65,3 +65,10 @@ def test_cli_tune_prints_and_writes_the_result(tmp_path):
     assert "best: weighted:" in result.output and "held-out win share" in result.output
     saved = json.loads(out.read_text())
     assert saved["spec"].startswith("weighted:") and saved["holdout_games"] == 400
+
+
+def test_the_candidate_is_counted_by_its_seat_not_its_name():
+    # Against greedy, greedy itself wins about half of two-player games (counting every
+    # greedy seat would give about all of them).
+    result = tune("crazy-eights", 2, ["greedy"], SMALL, seed=3, holdout=2000)
+    assert 0.4 < result.greedy_share < 0.6
