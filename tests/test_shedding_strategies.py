@@ -155,3 +155,21 @@ def test_deterministic_strategies_draw_nothing_from_the_stream():
         game = Game(rules, hands, stock, strategies=[spec] * 4, stream=stream, first_seat=first)
         game.run()
         assert stream.next_u32() == before, spec
+
+
+@pytest.mark.parametrize(
+    "spec", ["random", "uniform", "greedy", "hold-wilds", "attack", "weighted:suit_left=1"]
+)
+def test_same_seed_same_records_in_the_kernel(spec):
+    """A strategy's randomness comes only from the game's stream: the same seed gives the
+    same records, another seed other records."""
+    from simulate.games.shedding.batch import play_random
+
+    rules = preset("crazy-eights").with_overrides({"voluntary_draw": True})
+    seats = [spec, "random", "uniform"]
+    first = play_random(rules, 3, seats, 11, 0, 3000)
+    again = play_random(rules, 3, seats, 11, 0, 3000)
+    other = play_random(rules, 3, seats, 12, 0, 3000)
+    for key, column in first.items():
+        assert (column == again[key]).all(), key
+    assert not (first["turns"] == other["turns"]).all()
