@@ -20,10 +20,12 @@ import time
 from collections.abc import Callable
 
 import numba
+from numba import njit
 
 from .games.beggar import batch as beggar
 from .games.beggar.rules import BeggarRules
 from .games.shedding import batch as shedding
+from .games.shedding.kernel_strategies import DRAW, PASS, USER_SIGNATURE, VIEW_MAY_DRAW
 from .games.shedding.rules import PRESETS, preset
 
 
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
-    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel"))
+    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel", "strategies"))
     args = parser.parse_args(argv)
     cores = numba.config.NUMBA_NUM_THREADS
     print(
@@ -108,8 +110,43 @@ def main(argv: list[str] | None = None) -> None:
                 f"{'':>18} {'':>6}\nratio cardsim / OpenSpiel on one core: {ours / theirs:.1f}"
             )
 
+    if args.only == "strategies":  # not in the default set: the issue's figures are above
+        for label, strategy in (
+            ("greedy", "greedy"),
+            ("hold-wilds", "hold-wilds"),
+            ("weighted", WEIGHTED_EXAMPLE),
+            ("user fn", longest_suit),
+        ):
+            _row(
+                f"pis-yedili, 4p, {label}",
+                _shedding("pis-yedili", 4, strategy),
+                args.games // 4,
+                args.repeats,
+                cores,
+            )
 
-def _shedding(name: str, players: int, strategy: str):
+
+WEIGHTED_EXAMPLE = (
+    "weighted:points=1,wild=-0.5,action=0.2,draw=0.1,attack=2,again=0.3,suit_left=0.4,rank_left=0.1"
+)
+
+
+@njit(USER_SIGNATURE, cache=True)
+def longest_suit(hand, legal, view):
+    """The user-strategy example of docs/user_strategies.md."""
+    if legal == 0:
+        return DRAW if view[VIEW_MAY_DRAW] else PASS
+    best, best_length = -1, -1
+    for card in range(52):
+        if (legal >> card) & 1:
+            suit = card // 13
+            length = hand[suit * 13 : suit * 13 + 13].sum()
+            if length > best_length:
+                best, best_length = card, length
+    return best
+
+
+def _shedding(name: str, players: int, strategy):
     rules = preset(name)
 
     def play(seed, games):
