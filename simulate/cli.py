@@ -127,7 +127,8 @@ StrategyOpt = Annotated[
     list[str] | None,
     typer.Option(
         help="Shedding games: each seat's strategy in seat order (repeatable; others play "
-        "random): random, uniform, first."
+        "random): random, uniform, first, greedy, hold-wilds, attack, weighted:F=W,...; "
+        "any takes :forget=P."
     ),
 ]
 SeatsOpt = Annotated[
