@@ -2,6 +2,17 @@
 
 from simulate.games.shedding import reference
 
+EVERY_STRATEGY = (
+    "random",
+    "uniform",
+    "first",
+    "greedy",
+    "hold-wilds",
+    "attack",
+    "weighted:points=-1,wild=3,action=2,draw=1,again=-4,suit_left=0.5,rank_left=-1",
+)
+"""One of each kind of strategy (a weighted one with every feature)."""
+
 
 def kernel_records(columns) -> list[reference.SheddingRecord]:
     """The kernel's columns as reference records."""

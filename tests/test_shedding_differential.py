@@ -4,7 +4,7 @@ game, over a grid of rule variants that together takes every value of every knob
 import numba
 import numpy as np
 import pytest
-from shedding_helpers import kernel_records
+from shedding_helpers import EVERY_STRATEGY, kernel_records
 
 from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
@@ -15,15 +15,7 @@ GAMES = 2_000
 limit (about 1,100 games/s without its conservation check, with the weighted strategies);
 the 43 configurations take about 85 s."""
 SEED = 20241130
-S = (
-    "random",
-    "uniform",
-    "first",
-    "greedy",
-    "hold-wilds",
-    "attack",
-    "weighted:points=-1,wild=3,action=2,draw=1,again=-4,suit_left=0.5,rank_left=-1",
-)
+S = EVERY_STRATEGY
 
 
 def _mixed(players: int, shift: int) -> list[str]:

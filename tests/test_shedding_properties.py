@@ -7,7 +7,7 @@ records equal the reference's."""
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from shedding_helpers import kernel_records
+from shedding_helpers import EVERY_STRATEGY, kernel_records
 
 from simulate.cards import RANKS
 from simulate.errors import CardsimError
@@ -15,15 +15,7 @@ from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
 from simulate.games.shedding.rules import CHOICES, PRESETS, SWITCHES, preset
 
-STRATEGIES = (
-    "random",
-    "uniform",
-    "first",
-    "greedy",
-    "hold-wilds",
-    "attack",
-    "weighted:points=1,suit_left=0.5,rank_left=-2,draw=3",
-)
+STRATEGIES = EVERY_STRATEGY
 EFFECT_VALUES = (
     "none",
     "wild",

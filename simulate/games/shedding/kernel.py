@@ -943,8 +943,8 @@ def play_random_games(
     ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
     ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw);
     ``weights``: int64[n, FEATURES], each seat's ``weighted`` weights (x WEIGHT_SCALE);
-    ``user``: the user strategy (:data:`.kernel_strategies.USER_CFUNC`; a placeholder when
-    no seat has one).
+    ``user``: the user strategy's C callable (:func:`.kernel_strategies.user_cfunc`;
+    :func:`.kernel_strategies.no_user_strategy` when no seat has one).
     Outputs: ``stats`` int64[G, STATS] (``O_*`` columns), ``seats`` int64[G, 3, n] (cards
     left, points, score).
     """
