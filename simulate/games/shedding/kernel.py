@@ -762,17 +762,17 @@ def _deal(g, stream, decks, hand_size, first):
         for card in range(DECK):
             g[G_STOCK + copy * DECK + card] = card
     shuffle(stream, g[G_STOCK:], total)
-    for seat in range(n):
-        g[S_HELD + seat] = 0
-        g[S_LEN + seat] = hand_size
+    # Card i goes to seat first + i (mod n): seat by seat, its mask in a register.
     seat = first
-    for i in range(n * hand_size):
-        card = g[G_STOCK + i]
-        g[G_HANDS + seat * DECK + card] += 1
-        g[S_HELD + seat] |= np.int64(1) << card
-        seat += 1
-        if seat == n:
-            seat = 0
+    for j in range(n):
+        held = 0
+        for i in range(j, n * hand_size, n):
+            card = g[G_STOCK + i] & CARD_BITS
+            g[G_HANDS + seat * DECK + card] += 1
+            held |= np.int64(1) << card
+        g[S_HELD + seat] = held
+        g[S_LEN + seat] = hand_size
+        seat = _wrap(seat + 1, n)
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
     return first
