@@ -156,9 +156,10 @@ S_DRAW_MASK = S_N + 3
 S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
 STATE_SIZE = S_FORGET + MAX_PLAYERS
-# The scratch of one game, ``g``: the state above, then the hands (copies held,
-# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile and the rule vector. One array
-# keeps calls between the kernel's functions cheap (each array argument is several words).
+# The scratch of a run's games, ``g``: the state above, then the hands (copies held,
+# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile, the rule vector and tables
+# from it. One array keeps calls between the kernel's functions cheap (each array argument
+# is several words).
 G_HANDS = STATE_SIZE
 G_STOCK = G_HANDS + MAX_PLAYERS * DECK
 G_PILE = G_STOCK + MAX_CARDS
@@ -182,7 +183,9 @@ RANK_BITS = sum(1 << (13 * s) for s in range(4))
 """The identities of aces; rank r: ``RANK_BITS << r``."""
 RANKS_OF = np.array([RANK_BITS << (card % 13) for card in range(DECK)], np.int64)
 """The identities of the rank of each identity."""
-MATCHES = np.array([(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)])
+MATCHES = np.array(
+    [(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)], np.int64
+)
 """The identities that match each identity by suit or rank."""
 SEAT_BITS = (1 << MAX_PLAYERS.bit_length()) - 1
 CARD_BITS = (1 << DECK.bit_length()) - 1
