@@ -174,9 +174,10 @@ S_DRAW_MASK = S_N + 3
 S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
 STATE_SIZE = S_FORGET + MAX_PLAYERS
-# The scratch of one game, ``g``: the state above, then the hands (copies held,
-# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile and the rule vector. One array
-# keeps calls between the kernel's functions cheap (each array argument is several words).
+# The scratch of a run's games, ``g``: the state above, then the hands (copies held,
+# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile, the rule vector and tables
+# from it. One array keeps calls between the kernel's functions cheap (each array argument
+# is several words).
 G_HANDS = STATE_SIZE
 G_STOCK = G_HANDS + MAX_PLAYERS * DECK
 G_PILE = G_STOCK + MAX_CARDS
@@ -204,7 +205,9 @@ RANK_BITS = sum(1 << (13 * s) for s in range(4))
 """The identities of aces; rank r: ``RANK_BITS << r``."""
 RANKS_OF = np.array([RANK_BITS << (card % 13) for card in range(DECK)], np.int64)
 """The identities of the rank of each identity."""
-MATCHES = np.array([(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)])
+MATCHES = np.array(
+    [(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)], np.int64
+)
 """The identities that match each identity by suit or rank."""
 SEAT_BITS = (1 << MAX_PLAYERS.bit_length()) - 1
 CARD_BITS = (1 << DECK.bit_length()) - 1
@@ -844,17 +847,17 @@ def _deal(g, stream, decks, hand_size, first):
         for card in range(DECK):
             g[G_STOCK + copy * DECK + card] = card
     shuffle(stream, g[G_STOCK:], total)
-    for seat in range(n):
-        g[S_HELD + seat] = 0
-        g[S_LEN + seat] = hand_size
+    # Card i goes to seat first + i (mod n): seat by seat, its mask in a register.
     seat = first
-    for i in range(n * hand_size):
-        card = g[G_STOCK + i]
-        g[G_HANDS + seat * DECK + card] += 1
-        g[S_HELD + seat] |= np.int64(1) << card
-        seat += 1
-        if seat == n:
-            seat = 0
+    for j in range(n):
+        held = 0
+        for i in range(j, n * hand_size, n):
+            card = g[G_STOCK + i] & CARD_BITS
+            g[G_HANDS + seat * DECK + card] += 1
+            held |= np.int64(1) << card
+        g[S_HELD + seat] = held
+        g[S_LEN + seat] = hand_size
+        seat = _wrap(seat + 1, n)
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
     return first
