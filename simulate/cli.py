@@ -117,7 +117,9 @@ def seat_list(strategy: list[str] | None, seats: str | None) -> list[str] | None
         return strategy
     if strategy:
         raise CardsimError("give --strategy (repeated) or --seats (a comma list), not both")
-    names = [name.strip() for name in seats.split(",")]
+    from .study import split_seats
+
+    names = split_seats(seats)
     if not all(names):
         raise CardsimError(f"--seats expects strategy names separated by commas, got {seats!r}")
     return names

@@ -309,12 +309,25 @@ def _table(value, key_path: tuple, fail) -> dict:
     return value
 
 
+def split_seats(text: str) -> list[str]:
+    """``"weighted:points=1,wild=-0.5,random"`` -> ``["weighted:points=1,wild=-0.5",
+    "random"]``: seats are separated by commas, and a piece ``PARAM=VALUE`` (no ``:``)
+    after a ``NAME:PARAM=VALUE`` spec continues that spec."""
+    seats: list[str] = []
+    for piece in (part.strip() for part in text.split(",")):
+        if seats and "=" in piece and ":" not in piece and ":" in seats[-1]:
+            seats[-1] += "," + piece
+        else:
+            seats.append(piece)
+    return seats
+
+
 def _strategies(value, key_path: tuple, fail) -> tuple[str, ...] | None:
-    """A list of strategy names, or one comma-separated string (as ``--seats``)."""
+    """A list of strategy specs, or one comma-separated string (as ``--seats``)."""
     if value is None:
         return None
     if isinstance(value, str):
-        value = [part.strip() for part in value.split(",")]
+        value = split_seats(value)
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise fail(
             key_path, f'strategies must be a list of names, as ["first", "random"], got {value!r}'

@@ -21,7 +21,7 @@ from simulate.cli import app
 from simulate.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
-from simulate.study import load_study, read_rule_file
+from simulate.study import load_study, read_rule_file, split_seats
 from simulate.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
 from simulate.tomlines import KeyLines
 
@@ -432,3 +432,27 @@ def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cards
     assert meta["completed_games"] % (1 << 20) == 0 and 0 < meta["completed_games"] < games
     assert f"interrupted after {meta['completed_games']:,} of {games:,}" in last
     assert not list(out.rglob("*.partial")) and not (out / "own-3p").exists()
+
+
+def test_seats_keep_the_parameters_of_a_strategy_spec(tmp_path):
+    assert split_seats("weighted:points=1,wild=-0.5, random,greedy:forget=0.25") == [
+        "weighted:points=1,wild=-0.5",
+        "random",
+        "greedy:forget=0.25",
+    ]
+    assert split_seats("first,,random") == ["first", "", "random"]
+    args = ["simulate", "pis-yedili", "--players", 3, "--games", 200, "--seed", 4, "--no-report"]
+    spec = "weighted:points=1,wild=-0.5"
+    seats = invoke(*args, "--seats", f"{spec},first", "--out", tmp_path / "a")
+    assert seats.exit_code == 0, seats.output
+    repeated = invoke(*args, "--strategy", spec, "--strategy", "first", "--out", tmp_path / "b")
+    assert repeated.exit_code == 0, repeated.output
+    meta = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert (
+        meta["strategies"][:2]
+        == json.loads((tmp_path / "b" / "run.json").read_text())["strategies"][:2]
+    )
+    assert len(meta["strategies"]) == 3
+    assert (tmp_path / "a" / "games.parquet").read_bytes() == (
+        tmp_path / "b" / "games.parquet"
+    ).read_bytes()
