@@ -122,10 +122,16 @@ def changed_rules(meta: dict[str, Any]) -> list[str]:
     return [f"{name} = {text}" for name, text, default in shedding_rules(meta) if not default]
 
 
-def strategies_text(strategies: list[str]) -> str:
-    """``"random in every seat"`` or ``"first in seat 0, random in seats 1–3"``."""
+def strategies_text(strategies: list[str], rotated: bool = False) -> str:
+    """``"random in every seat"`` or ``"first in seat 0, random in seats 1–3"``; with
+    ``rotated`` (``--rotate-seats``) the first seating, turned through every seat."""
     if not strategies:
         return "strategies not recorded"
+    if rotated and len(set(strategies)) > 1:
+        return (
+            f"{strategies_text(strategies)} in the first seating, every deal played once "
+            "per cyclic seating"
+        )
     if len(set(strategies)) == 1:
         return f"{strategies[0]} in every seat"
     parts = []

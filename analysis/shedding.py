@@ -93,6 +93,8 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
     strategies = seat_strategies(run)
     lead = lead_column(run)
     rotating = "deal" in run.columns or rules.get("first_seat", "seat0") != "seat0"
+    # --rotate-seats: the strategy of base seat p sits in seat (p + rotation) mod n.
+    rotated = "rotation" in run.columns
     multipliers = rules.get("finish_multiplier") or {}
     units = [(col, label) for col, label in LENGTH_UNITS if col in run.columns]
     per_seat = [
@@ -105,6 +107,7 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
     def accumulators() -> list:
         found = [
             WinCounts(players, lead),
+            WinCounts(players, "rotation" if rotated else None),
             LabelCounts("end"),
             Convergence(run.rows, players, "turns", lead=lead),
             Longest(top, "turns", ("plays", "draws", "winner", "end")),
@@ -118,7 +121,7 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
             ]
         return found
 
-    wins, ends, convergence, longest, *rest = scan(run, accumulators)
+    wins, by_base_seat, ends, convergence, longest, *rest = scan(run, accumulators)
     dists = {acc.column: acc.dist for acc in rest[: len(units) + len(per_seat)]}
     finish = rest[len(units) + len(per_seat) :]
     n = wins.n
@@ -128,7 +131,10 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
     first = positions if positions is not None else shares
     if not rotating:
         positions = None  # seat 0 always leads: the positions are the seats
-    by_strategy = strategy_shares(wins.seats, strategies) if strategies else None
+    # Strategy shares count each game's winning seat by the strategy it played: with rotated
+    # seatings, by the base seat it holds in that game's seating.
+    strategy_wins = by_base_seat.positions if rotated else wins.seats
+    by_strategy = strategy_shares(strategy_wins, strategies) if strategies else None
     advantage = first_seat_advantage(first, players)
     lengths = {col: length_summary(dists[col]) for col, _ in units}
     intervals = {col: mean_interval(dists[col]) for col, _ in units}
@@ -166,7 +172,8 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
         *_length_section(lengths, intervals),
         Heading("End reasons"),
         end_table(reasons, end_meanings(rules)),
-        *score_section(dists, players, strategies, rules),
+        # With rotated seatings a seat plays every strategy in turn: no strategy per seat.
+        *score_section(dists, players, [] if rotated else strategies, rules),
         *(multiplier_section(*finish, multipliers) if multipliers else []),
     ]
     if matches is not None:
@@ -206,7 +213,7 @@ def _summary(
     rules = meta.get("rules", {})
     context = [count_text(n, "deal")]
     if strategies:
-        context.append(strategies_text(strategies))
+        context.append(strategies_text(strategies, bool(meta.get("rotate_seats"))))
     changed = non_default_rules(meta)
     context.append("rules changed: " + ", ".join(changed) if changed else "default rules")
     lead = first.iloc[0]
@@ -248,7 +255,8 @@ _points = fmt_points
 
 
 def _details(meta: dict, n: int, strategies: list[str]) -> list[Block]:
-    extra = [["strategies", strategies_text(strategies)]] if strategies else []
+    rotated = bool(meta.get("rotate_seats"))
+    extra = [["strategies", strategies_text(strategies, rotated)]] if strategies else []
     knobs = shedding_rules(meta)
     preset = meta.get("rules", {}).get("preset", meta["game"])
     rule_rows = [["rules: preset", str(preset)]]

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 from rich.console import Console
@@ -244,11 +245,12 @@ def play_chunks(
                 for rotation, seating in enumerate(seatings):
                     if request.match_play:
                         part = _match_chunk(request, seating, first, count, row)
-                        row += part.games.num_rows
                     else:
                         part = _shedding_chunk(request, seating, first, count)
                     parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
-                chunk = _concat(parts)
+                chunk = _interleave(parts, request.match_play, row)
+                if request.match_play:
+                    row += chunk.games.num_rows
             yield chunk
             advance(count)
 
@@ -295,13 +297,23 @@ def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
     return Chunk(tag(chunk.games), tag(chunk.matches))
 
 
-def _concat(parts: list[Chunk]) -> Chunk:
+def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
+    """One chunk from the seatings' parts, its records in (game, rotation) order, or
+    (match, rotation, deal) in match play, so that the order of a run's records does not
+    depend on how it was cut into chunks; match play's ``game`` numbers the rows again
+    from ``first_row``."""
     if len(parts) == 1:
         return parts[0]
     games = pa.concat_tables([part.games for part in parts])
-    matches = None
-    if parts[0].matches is not None:
-        matches = pa.concat_tables([part.matches for part in parts])
+    if not match_play:
+        return Chunk(games.sort_by([("game", "ascending"), ("rotation", "ascending")]))
+    games = games.sort_by(
+        [("match", "ascending"), ("rotation", "ascending"), ("deal", "ascending")]
+    )
+    numbers = pa.array(np.arange(first_row, first_row + games.num_rows, dtype=np.int64))
+    games = games.set_column(games.schema.get_field_index("game"), "game", numbers)
+    matches = pa.concat_tables([part.matches for part in parts])
+    matches = matches.sort_by([("match", "ascending"), ("rotation", "ascending")])
     return Chunk(games, matches)
 
 
@@ -372,7 +384,8 @@ def stream(
 
     def finish(status: str) -> int:
         elapsed = round(time.perf_counter() - started, 3)
-        return writer.finish({**meta, "status": status, "elapsed_s": elapsed})
+        seatings = len(request.seatings()) if request.rotate_seats else 1
+        return writer.finish({**meta, "status": status, "elapsed_s": elapsed}, seatings)
 
     def deliver(chunk: Chunk) -> None:
         if writer is not None:

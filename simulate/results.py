@@ -147,13 +147,15 @@ class RunWriter:
         self.writer.write_table(table, row_group_size=max(1, table.num_rows))
         self.rows += table.num_rows
 
-    def finish(self, meta: dict) -> int:
+    def finish(self, meta: dict, seatings: int = 1) -> int:
         """Close the Parquet file, move it into place and write ``run.json``.
 
         Returns the number of games the file holds (read back from the file, so that it is
         right even when an interruption came in the middle of a write). In match play it is
         the number of matches (``run.json`` then also says ``completed_deals``): ``games``
-        and ``completed_games`` count what a run is asked for.
+        and ``completed_games`` count what a run is asked for, so with rotated seatings
+        (``seatings`` records per game or match, written chunk by chunk) the rows are
+        divided by ``seatings``.
         """
         completed = 0
         if self.writer is not None:
@@ -167,6 +169,7 @@ class RunWriter:
             os.replace(self.matches_partial, self.folder / MATCHES_FILE)
         if self.writer is not None:
             os.replace(self.partial, self.folder / GAMES_FILE)
+        completed //= seatings
         meta = {**meta, "completed_games": completed, **extra, "versions": package_versions()}
         meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
         write_atomic(self.folder / META_FILE, (json.dumps(meta, indent=2) + "\n").encode())

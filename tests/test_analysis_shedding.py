@@ -207,3 +207,30 @@ def test_openspiel_names_seat_zero_not_the_first_seat(tmp_path):
     assert positions[0][:2] == ["leader", str(first)]
     assert sum(int(r[1]) for r in positions) == 60
     assert "Finishing multipliers" not in markdown
+
+
+def test_rotated_seats_count_wins_by_strategy(tmp_path):
+    """With --rotate-seats a seat plays every strategy in turn: the strategy table counts
+    each game's winner by the strategy it played in that game."""
+    import simulate
+    from analysis.report import write_report
+
+    out = tmp_path / "rot"
+    frame = simulate.run(
+        "crazy-eights",
+        3,
+        3000,
+        5,
+        strategies=["greedy", "random", "random"],
+        rotate_seats=True,
+        out=out,
+    )
+    played = [frame[f"strategy_{s}"].astype(str).to_numpy() for s in range(3)]
+    winner = frame["winner"].to_numpy()
+    greedy_wins = sum(1 for i, w in enumerate(winner) if w >= 0 and played[w][i] == "greedy")
+    _, md = write_report(out)
+    text = md.read_text()
+    share = f"{100 * greedy_wins / len(frame):.2f}%"
+    row = next(line for line in text.splitlines() if line.startswith("| `greedy` |"))
+    assert share in row, (share, row)
+    assert "every deal played once per cyclic seating" in text

@@ -184,7 +184,7 @@ def test_rotated_seats_play_the_same_deals_in_every_seating():
         chunk_size=30,
     )
     assert len(frame) == 120 and frame.attrs["rotate_seats"] is True
-    assert sorted(zip(frame["game"], frame["rotation"], strict=True)) == [
+    assert list(zip(frame["game"], frame["rotation"], strict=True)) == [
         (g, r) for g in range(40) for r in range(3)
     ]
     resolved = preset("pis-yedili").with_overrides(rules)
@@ -198,3 +198,30 @@ def test_rotated_seats_play_the_same_deals_in_every_seating():
             expected.draws,
             expected.score[1],
         )
+
+
+def test_a_rotated_run_counts_its_games_not_its_records(tmp_path):
+    """With --rotate-seats run.json's completed_games counts deals (matches), not the rows
+    of every seating; an interrupted rotated run resumes to the uninterrupted records."""
+    from simulate import engine
+    from simulate.results import RunWriter
+
+    out = tmp_path / "run"
+    seats = ["greedy", "random", "random"]
+    request = engine.make_request("pis-yedili", 3, 600, 4, strategies=seats, rotate_seats=True)
+
+    def consume(chunk):
+        if chunk.matches["match"][0].as_py() == 200:
+            raise KeyboardInterrupt
+
+    with pytest.raises(engine.RunInterrupted):
+        engine.stream(request, RunWriter(out), consume, chunk_size=2400)  # 200 matches
+    writer, meta = RunWriter.resume(out)
+    assert meta["completed_games"] == 400 and meta["rotate_seats"] is True
+    engine.stream(engine.request_from_meta(meta), writer, chunk_size=2400, start=400)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["completed_games"] == 600 and meta["completed_deals"] == 600 * 4 * 3
+    full = tmp_path / "full"
+    simulate.run("pis-yedili", 3, 600, 4, strategies=seats, rotate_seats=True, out=full)
+    for name in ("games.parquet", "matches.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(out / name), pd.read_parquet(full / name))
