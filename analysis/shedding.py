@@ -95,6 +95,8 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
     rotating = "deal" in run.columns or rules.get("first_seat", "seat0") != "seat0"
     # --rotate-seats: the strategy of base seat p sits in seat (p + rotation) mod n.
     rotated = "rotation" in run.columns
+    # What replays a game: its match and deal in match play, its seating when rotated.
+    where_played = [c for c in ("match", "deal", "rotation") if c in run.columns]
     multipliers = rules.get("finish_multiplier") or {}
     units = [(col, label) for col, label in LENGTH_UNITS if col in run.columns]
     per_seat = [
@@ -110,7 +112,7 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
             WinCounts(players, "rotation" if rotated else None),
             LabelCounts("end"),
             Convergence(run.rows, players, "turns", lead=lead),
-            Longest(top, "turns", ("plays", "draws", "winner", "end")),
+            Longest(top, "turns", (*where_played, "plays", "draws", "winner", "end")),
             *(Values(col) for col, _ in units),
             *(Values(col) for col in per_seat),
         ]
@@ -372,9 +374,11 @@ def _length_section(lengths: dict, intervals: dict) -> list[Block]:
 
 
 def _longest_section(longest: pd.DataFrame, meta: dict, strategies: list[str]) -> list[Block]:
+    extra = [c for c in ("match", "deal", "rotation") if c in longest.columns]
     rows = [
         [
             str(g.game),
+            *(str(int(getattr(g, c))) for c in extra),
             fmt_int(g.turns),
             fmt_int(g.plays),
             fmt_int(g.draws),
@@ -385,13 +389,23 @@ def _longest_section(longest: pd.DataFrame, meta: dict, strategies: list[str]) -
     ]
     seed = meta.get("seed")
     command = f"cardsim replay {meta['game']} --seed {seed if seed is not None else 'S'} "
-    command += f"--game GAME --players {meta['players']}"
+    which = "--match MATCH --deal DEAL" if "match" in extra else "--game GAME"
+    command += f"{which} --players {meta['players']}"
     if strategies and set(strategies) != {"random"}:
         command += "".join(f" --strategy {s}" for s in strategies)
     hint = f"Replay one turn by turn with `{command}`"
-    hint += ", adding the changed rules as `--rule KNOB=VALUE`." if non_default_rules(meta) else "."
+    hint += ", adding the changed rules as `--rule KNOB=VALUE`" if non_default_rules(meta) else ""
+    if "rotation" in extra:
+        hint += (
+            "; a game of rotation r was played with those strategies turned by r seats "
+            "(seat i + r played seat i's)"
+        )
     return [
         Heading("Longest deals"),
-        Paragraph(f"The {count_text(len(rows), 'longest deal')} by turns. {hint}"),
-        Table(["game", "turns", "plays", "draws", "winner", "end"], rows, "rrrrll"),
+        Paragraph(f"The {count_text(len(rows), 'longest deal')} by turns. {hint}."),
+        Table(
+            ["game", *extra, "turns", "plays", "draws", "winner", "end"],
+            rows,
+            "r" * (1 + len(extra)) + "rrrll",
+        ),
     ]

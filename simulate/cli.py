@@ -517,6 +517,11 @@ def replay(
     ],
     seed: Annotated[int, typer.Option(help="The run's seed.")],
     game: Annotated[int, typer.Option(help="The game's index in the run.")] = 0,
+    match: Annotated[
+        int | None,
+        typer.Option(help="Match play: the match (then --deal, not --game, names the deal)."),
+    ] = None,
+    deal: Annotated[int, typer.Option(help="Match play: the deal within the match.")] = 0,
     players: PlayersOpt = None,
     strategy: Annotated[
         list[str] | None,
@@ -541,10 +546,15 @@ def replay(
     if game < 0 or not 0 <= seed < 2**64:
         raise CardsimError(f"seed must be 0 to 2**64-1 and game at least 0, got {seed}, {game}")
     lines: list[str] = []
-    record = reference.play(rules, players, strategies, seed, game, trace=lines)
-    typer.echo(
-        f"{preset_name}, {players} players ({', '.join(strategies)}), seed {seed}, game {game}"
-    )
+    if match is None:
+        record = reference.play(rules, players, strategies, seed, game, trace=lines)
+        which = f"game {game}"
+    else:
+        if match < 0 or deal < 0:
+            raise CardsimError(f"match and deal must be at least 0, got {match}, {deal}")
+        record = reference.play_deal(rules, players, strategies, seed, match, deal, trace=lines)
+        which = f"match {match}, deal {deal}"
+    typer.echo(f"{preset_name}, {players} players ({', '.join(strategies)}), seed {seed}, {which}")
     typer.echo("\n".join(lines))
     winner = "no winner" if record.winner < 0 else f"seat {record.winner} wins"
     typer.echo(

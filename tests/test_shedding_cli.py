@@ -61,3 +61,19 @@ def test_replay_errors_exit_2():
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.count("error:") == 1
+
+
+def test_replay_a_deal_of_a_match_run(tmp_path):
+    """`cardsim replay --match M --deal K` plays deal K of match M as the match run did."""
+    import simulate
+
+    frame = simulate.run("pis-yedili", players=4, games=6, seed=21)
+    row = frame[(frame["match"] == 4) & (frame["deal"] == 3)].iloc[0]
+    result = runner.invoke(
+        app, ["replay", "pis-yedili", "--seed", "21", "--match", "4", "--deal", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "seed 21, match 4, deal 3" in result.output
+    end = result.output.strip().splitlines()[-1]
+    assert f"{row.turns} turns, {row.plays} plays, {row.draws} cards drawn" in end
+    assert f"scores {[int(row[f'score_{s}']) for s in range(4)]}" in end

@@ -305,6 +305,23 @@ def play(
     return _play_dealt(rules, players, strategies, stream, None, forget, trace)
 
 
+def play_deal(
+    rules: SheddingRules,
+    players: int,
+    strategies: list,
+    seed: int,
+    match: int,
+    deal: int,
+    forget: list[float] | None = None,
+    trace: list[str] | None = None,
+) -> SheddingRecord:
+    """Deal ``deal`` of match ``match`` of run ``seed``, alone (as :func:`play_match`
+    plays it: the stream ``(seed, match, deal)``, seat ``deal % players`` first)."""
+    rules.check_players(players)
+    stream = Stream(seed, match, stream=deal)
+    return _play_dealt(rules, players, strategies, stream, deal % players, forget, trace)
+
+
 def _play_dealt(rules, players, strategies, stream, first, forget, trace) -> SheddingRecord:
     """Deal from ``stream`` (the first seat given, or as ``first_seat`` says) and play."""
     first, hands, stock = deal(rules, players, stream, first)
