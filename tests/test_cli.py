@@ -7,11 +7,11 @@ import json
 import re
 import signal
 import subprocess
-import time
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from cli_helpers import signal_after_first_chunk
 from pandas.testing import assert_frame_equal
 from typer.testing import CliRunner
 
@@ -334,18 +334,7 @@ def test_script_ctrl_c_keeps_finished_chunks(cardsim_exe, tmp_path):
         # a shell without job control starts background children with SIGINT ignored
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not (run_dir / "games.parquet.partial").exists():  # the first chunk is written
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no chunk written within 60 s"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    err = signal_after_first_chunk(proc, run_dir / "games.parquet.partial", signal.SIGINT)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err.strip().splitlines()[-1]
@@ -407,13 +396,7 @@ def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 60
-    while not (run_dir / "games.parquet.partial").exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    err = signal_after_first_chunk(proc, run_dir / "games.parquet.partial", signal.SIGINT)
     assert proc.returncode == 130, err
     assert f"--out {run_dir} --resume" in err
     done = json.loads((run_dir / "run.json").read_text())["completed_games"]

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helpers import signal_after_first_chunk
 from pandas.testing import assert_frame_equal
 from typer.testing import CliRunner
 
@@ -411,18 +411,7 @@ def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cards
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not (out / "base-3p" / "games.parquet.partial").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no chunk written within 60 s"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    err = signal_after_first_chunk(proc, out / "base-3p" / "games.parquet.partial", signal.SIGTERM)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
