@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.only == "strategies":  # not in the default set: the figures are above
         for label, strategy in (
+            ("random", "random"),
             ("greedy", "greedy"),
             ("hold-wilds", "hold-wilds"),
             ("weighted", WEIGHTED_EXAMPLE),
