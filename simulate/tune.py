@@ -88,7 +88,11 @@ def tune(
             f"--budget {budget:,} is too small: at least {10 * ROUNDS * POPULATION * n:,} "
             f"games for {n} players ({ROUNDS} rounds of {POPULATION} candidates)"
         )
-    seating = lambda spec: [spec] + [field[k % len(field)] for k in range(n - 1)]  # noqa: E731
+
+    def seating(spec: str) -> list[str]:
+        """The candidate in seat 0, the opponents cycled over the other seats."""
+        return [spec] + [field[k % len(field)] for k in range(n - 1)]
+
     rng = np.random.default_rng(seed)
     mean = np.array([BUILT_IN_WEIGHTS["greedy"].get(name, 0.0) for name in FEATURE_NAMES])
     mean = mean / np.linalg.norm(mean)

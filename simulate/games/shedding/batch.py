@@ -65,7 +65,8 @@ def check_user_choices(stats: np.ndarray, first_game: int, strategies) -> None:
     """Raise if a user strategy made an invalid choice (the game stopped ``END_INVALID``)."""
     bad = np.flatnonzero(stats[:, O_END] == END_INVALID)
     if len(bad):
-        names = ", ".join(sorted({str(parse(s)) for s in strategies if parse(s).name == "user"}))
+        specs = [parse(strategy) for strategy in strategies]
+        names = ", ".join(sorted({str(spec) for spec in specs if spec.name == "user"}))
         raise CardsimError(
             f"{names} chose a card it may not play, or a draw or pass it was not offered "
             f"(game {first_game + int(bad[0])}); replay it with the reference to see the move"
