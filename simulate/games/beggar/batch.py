@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...rng import seed_key
+from ...work_sharing import sharing
 from .deal import DECK_SIZE
 from .kernel import play_given_deals, play_random_deals
 from .rules import MAX_PLAYERS, BeggarRules
@@ -22,7 +23,8 @@ def _empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
     }
 
 
-def _call(kernel, columns, *args):
+def _call(kernel, columns, *args, extra=()):
+    """``kernel(*args, <the columns>, *extra)``; returns the columns."""
     kernel(
         *args,
         columns["cards"],
@@ -32,6 +34,7 @@ def _call(kernel, columns, *args):
         columns["cycle_cards"],
         columns["cycle_tricks"],
         columns["held"],
+        *extra,
     )
     return columns
 
@@ -51,6 +54,7 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
         first_game,
         players,
         rules.to_vector(),
+        extra=sharing(),
     )
 
 

@@ -30,6 +30,7 @@ from ...bits import popcount, trailing_zeros
 from ...rng import MASK32
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...rng_jit import batch_end, batch_word, stream_init
+from ...work_sharing import fetch_add
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
 
@@ -631,25 +632,44 @@ def _deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row)
 
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_deals(
-    key0, key1, first_game, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
+    key0,
+    key1,
+    first_game,
+    n,
+    rules,
+    cards,
+    tricks,
+    winner,
+    end,
+    cycle_cards,
+    cycle_tricks,
+    held,
+    workers,
+    taken,
 ):
     """Deal and play games ``first_game .. first_game + len(cards) - 1`` of a run.
 
     ``key0, key1``: the run seed's words (:func:`simulate.rng.seed_key`); ``rules``: the
     int64 rule vector. Outputs, one row per game: ``cards``, ``tricks``, ``cycle_cards``,
     ``cycle_tricks`` int32[G]; ``winner``, ``end`` int8[G]; ``held`` int8[G, n].
+    ``workers``, ``taken``: the thread count and a zeroed int64[1] counter; each
+    worker takes the next block of ``BLOCK`` deals from the counter
+    (:mod:`simulate.work_sharing`).
     """
     count = cards.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
-    for block in prange(blocks):
+    for _ in prange(workers):
         scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
         deck = np.empty(DECK_SIZE, np.int8)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
-        for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
-            result = _deal_and_play(
-                key0, key1, first_game + i, n, rules, stream, deck, scratch, held, i
-            )
-            end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
+        block = fetch_add(taken, 0, 1)
+        while block < blocks:
+            for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
+                result = _deal_and_play(
+                    key0, key1, first_game + i, n, rules, stream, deck, scratch, held, i
+                )
+                end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
+            block = fetch_add(taken, 0, 1)
 
 
 @njit(cache=True)

@@ -59,6 +59,7 @@ from numba import njit, prange
 from ...bits import popcount, trailing_zeros
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...rng_jit import bounded, next_u32, shuffle, stream_init
+from ...work_sharing import fetch_add
 from .kernel_strategies import (
     FEATURES,
     VIEW_DIRECTION,
@@ -940,6 +941,8 @@ def play_random_games(
     user,
     stats,
     seats,
+    workers,
+    taken,
 ):
     """Deal and play games ``first_game .. first_game + len(stats) - 1`` of a run.
 
@@ -949,30 +952,35 @@ def play_random_games(
     ``user``: the user strategy's C callable (:func:`.kernel_strategies.user_cfunc`;
     :func:`.kernel_strategies.no_user_strategy` when no seat has one).
     Outputs: ``stats`` int64[G, STATS] (``O_*`` columns), ``seats`` int64[G, 3, n] (cards
-    left, points, score).
+    left, points, score). ``workers``, ``taken``: the thread count and a zeroed int64[1]
+    counter; each worker takes the next block of ``BLOCK`` games from the counter
+    (:mod:`simulate.work_sharing`).
     """
     count = stats.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
-    for block in prange(blocks):
+    for _ in prange(workers):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         _prepare(g, rules, n, decks, strategies, forget, weights)
-        for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
-            play_game(
-                g,
-                stream,
-                key0,
-                key1,
-                first_game + i,
-                0,
-                -1,
-                decks,
-                hand_size,
-                user,
-                stats,
-                seats,
-                i,
-            )
+        block = fetch_add(taken, 0, 1)
+        while block < blocks:
+            for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
+                play_game(
+                    g,
+                    stream,
+                    key0,
+                    key1,
+                    first_game + i,
+                    0,
+                    -1,
+                    decks,
+                    hand_size,
+                    user,
+                    stats,
+                    seats,
+                    i,
+                )
+            block = fetch_add(taken, 0, 1)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -997,6 +1005,8 @@ def play_matches(
     seats,
     totals,
     deals,
+    workers,
+    taken,
 ):
     """Play matches ``first_match .. first_match + len(deals) - 1`` of a run.
 
@@ -1006,43 +1016,48 @@ def play_matches(
     Outputs: ``totals`` int64[M, n] (each seat's sum of deal scores), ``deals`` int64[M].
     With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of ``stats``
     int64[R, STATS] and ``seats`` int64[R, 3, n] (as in :func:`play_random_games`);
-    without it nothing is recorded (a first pass that counts the deals).
+    without it nothing is recorded (a first pass that counts the deals). ``workers``, ``taken``:
+    the thread count and a zeroed int64[1] counter; each worker takes the next match from
+    the counter.
     """
     count = deals.shape[0]
-    for i in prange(count):
+    for _ in prange(workers):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
         scratch_stats = np.empty((1, STATS), np.int64)
         scratch_seats = np.empty((1, 3, n), np.int64)
         _prepare(g, rules, n, decks, strategies, forget, weights)
-        for seat in range(n):
-            totals[i, seat] = 0
-        k = 0
-        while k < max_deals:
-            row_stats, row_seats, row = scratch_stats, scratch_seats, 0
-            if write:
-                row_stats, row_seats, row = stats, seats, offsets[i] + k
-            play_game(
-                g,
-                stream,
-                key0,
-                key1,
-                first_match + i,
-                k,
-                k % n,
-                decks,
-                hand_size,
-                user,
-                row_stats,
-                row_seats,
-                row,
-            )
-            k += 1
-            reached = False
+        i = fetch_add(taken, 0, 1)
+        while i < count:
             for seat in range(n):
-                totals[i, seat] += row_seats[row, 2, seat]
-                if abs(totals[i, seat]) >= target > 0:
-                    reached = True
-            if k == match_deals or reached:
-                break
-        deals[i] = k
+                totals[i, seat] = 0
+            k = 0
+            while k < max_deals:
+                row_stats, row_seats, row = scratch_stats, scratch_seats, 0
+                if write:
+                    row_stats, row_seats, row = stats, seats, offsets[i] + k
+                play_game(
+                    g,
+                    stream,
+                    key0,
+                    key1,
+                    first_match + i,
+                    k,
+                    k % n,
+                    decks,
+                    hand_size,
+                    user,
+                    row_stats,
+                    row_seats,
+                    row,
+                )
+                k += 1
+                reached = False
+                for seat in range(n):
+                    totals[i, seat] += row_seats[row, 2, seat]
+                    if abs(totals[i, seat]) >= target > 0:
+                        reached = True
+                if k == match_deals or reached:
+                    break
+            deals[i] = k
+            i = fetch_add(taken, 0, 1)

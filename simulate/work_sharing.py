@@ -1,0 +1,50 @@
+"""Dynamic work sharing for the parallel kernels.
+
+numba's ``prange`` hands each thread an equal, fixed share of the iterations. That is fine
+on an idle machine, but while a chunk's records are written to Parquet (in another thread)
+one of the kernel's threads shares its core with the writer, finishes its share late, and
+the other thread waits for it. So the kernels run ``prange(workers)`` with one worker per
+thread, and each worker takes the next block of games from a shared counter until none is
+left: a slowed thread simply plays fewer blocks. Which thread plays a game never changes its
+record (game ``i`` depends only on ``(seed, i)``).
+
+The caller passes both the worker count and the counter (:func:`sharing`):
+``numba.get_num_threads()`` inside a kernel keeps it out of the on-disk cache, and a counter
+made inside with ``np.zeros`` is not safe, since numba's parfor pass turns the zero fill
+into a loop of its own that it does not order after ``fetch_add``'s writes (measured: the
+counter read 0 after the workers had taken 103 blocks). ``numba.set_parallel_chunksize`` did
+not balance the load in our measurements.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+
+@intrinsic
+def fetch_add(typingctx, counter, index, value):
+    """``counter[index] += value`` as one atomic step; returns the value before it.
+
+    ``counter``: an int64 array shared by the threads of a parallel region."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+    signature = types.int64(counter, types.intp, types.int64)
+
+    def codegen(context, builder, sig, args):
+        array, position, amount = args
+        array_type = sig.args[0]
+        view = context.make_array(array_type)(context, builder, array)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [position])
+        return builder.atomic_rmw("add", pointer, amount, "monotonic")
+
+    return signature, codegen
+
+
+def sharing() -> tuple[int, np.ndarray]:
+    """A kernel's last two arguments: its workers (numba's current thread count) and their
+    shared counter, a zeroed int64[1]."""
+    return numba.get_num_threads(), np.zeros(1, np.int64)
