@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from simulate.games.shedding import batch
+from simulate.games.shedding import batch, records
 from simulate.games.shedding.rules import preset
 
 
@@ -22,3 +22,22 @@ def test_chunked_columns_equal_one_chunk(monkeypatch):
         assert np.array_equal(column, whole[name][500:]), name
     assert whole["cards_left"].shape == (700, 3)
     assert whole["winner"].dtype == np.int8 and whole["turns"].dtype == np.int32
+
+
+def test_columns_are_narrow_and_wrapped_without_copies():
+    """Each column is contiguous in the record's type, so Arrow takes it as it is."""
+    rules = preset("pis-yedili")
+    columns = batch.play_random(rules, 4, ["random"] * 4, 9, 0, 500)
+    assert columns["cards_left"].dtype == np.int16
+    assert columns["points"].dtype == columns["score"].dtype == np.int32
+    assert columns["end"].dtype == np.int8 and columns["reshuffles"].dtype == np.int32
+    table = records.to_table(0, columns, ["random"] * 4)
+    for seat in range(4):
+        for name in ("cards_left", "points", "score"):
+            source = columns[name][:, seat]
+            assert source.flags.c_contiguous, name
+            buffer = table.column(f"{name}_{seat}").chunk(0).buffers()[1]
+            assert buffer.address == source.ctypes.data, f"{name}_{seat} was copied"
+    for name in ("turns", "draws", "winner", "first_seat"):
+        buffer = table.column(name).chunk(0).buffers()[1]
+        assert buffer.address == columns[name].ctypes.data, f"{name} was copied"

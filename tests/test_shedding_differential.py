@@ -213,7 +213,8 @@ def test_kernel_matches_reference(config, fast_reference):
             key: (np.int32, (GAMES,))
             for key in ("turns", "plays", "draws", "passes", "wilds", "reshuffles")
         },
-        **{key: (np.int32, (GAMES, players)) for key in ("cards_left", "points", "score")},
+        "cards_left": (np.int16, (GAMES, players)),
+        **{key: (np.int32, (GAMES, players)) for key in ("points", "score")},
     }
     got = kernel_records(columns)
     for i, record in enumerate(got):

@@ -6,19 +6,12 @@ import numpy as np
 
 from ...errors import CardsimError
 from ...rng import seed_key
+from ...work_sharing import sharing
+from .columns import columns_of, empty_columns, fill_columns
 from .kernel import (
     END_INVALID,
     MAX_DECKS,
-    O_DRAWS,
     O_END,
-    O_FINISH,
-    O_FIRST,
-    O_PASSES,
-    O_PLAYS,
-    O_RESHUFFLES,
-    O_TURNS,
-    O_WILDS,
-    O_WINNER,
     STATS,
     STRATEGY_CODES,
     play_matches,
@@ -87,7 +80,8 @@ def play_random(
 
     Returns columns: ``winner``, ``end`` (index into ``reference.END_REASONS``),
     ``finish_rank``, ``first_seat`` int8[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
-    ``reshuffles`` int32[count]; ``cards_left``, ``points``, ``score`` int32[count, players].
+    ``reshuffles`` int32[count]; ``cards_left`` int16[count, players], ``points``, ``score``
+    int32[count, players] (see :mod:`.columns`).
     """
     decks = _checked_decks(rules, players)
     key0, key1 = seed_key(seed)
@@ -98,16 +92,18 @@ def play_random(
         rules.to_vector(),
         *seat_arrays(strategies, players, forget),
     )
-    columns = _empty_columns(count, players)
+    columns = empty_columns(count, players)
     # The kernel's rows are written and narrowed chunk by chunk: the chunk stays in the
     # cache, and the same scratch serves every chunk.
     stats = np.empty((min(count, CHUNK), STATS), np.int64)
     seats = np.empty((min(count, CHUNK), 3, players), np.int64)
     for start in range(0, count, CHUNK):
         size = min(CHUNK, count - start)
-        play_random_games(key0, key1, first_game + start, *args, stats[:size], seats[:size])
+        play_random_games(
+            key0, key1, first_game + start, *args, stats[:size], seats[:size], *sharing()
+        )
         check_user_choices(stats[:size], first_game + start, strategies)
-        _fill_columns(columns, start, stats[:size], seats[:size])
+        fill_columns(columns, start, stats[:size], seats[:size])
     return columns
 
 
@@ -165,14 +161,14 @@ def play_match_batch(
     else:  # a first pass counts each match's deals
         empty_stats = np.zeros((0, STATS), np.int64)
         empty_seats = np.zeros((0, 3, players), np.int64)
-        play_matches(*args, played, False, empty_stats, empty_seats, totals, played)
+        play_matches(*args, played, False, empty_stats, empty_seats, totals, played, *sharing())
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
     stats = np.zeros((offsets[-1], STATS), np.int64)
     seats = np.zeros((offsets[-1], 3, players), np.int64)
-    play_matches(*args, offsets, True, stats, seats, totals, played)
+    play_matches(*args, offsets, True, stats, seats, totals, played, *sharing())
     check_user_choices(stats, 0, strategies)
-    columns = _columns(stats, seats)
+    columns = columns_of(stats, seats)
     columns["match"] = np.repeat(np.arange(first_match, first_match + count), played)
     columns["deal"] = np.arange(offsets[-1]) - np.repeat(offsets[:-1], played)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
@@ -193,44 +189,3 @@ def _checked_decks(rules: SheddingRules, players: int) -> int:
     if decks > MAX_DECKS:
         raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
     return decks
-
-
-STAT_COLUMNS = {
-    "winner": (O_WINNER, np.int8),
-    "end": (O_END, np.int8),
-    "turns": (O_TURNS, np.int32),
-    "plays": (O_PLAYS, np.int32),
-    "draws": (O_DRAWS, np.int32),
-    "passes": (O_PASSES, np.int32),
-    "wilds": (O_WILDS, np.int32),
-    "reshuffles": (O_RESHUFFLES, np.int32),
-    "finish_rank": (O_FINISH, np.int8),
-    "first_seat": (O_FIRST, np.int8),
-}
-"""Column name: (its column of the kernel's ``stats``, its type)."""
-SEAT_COLUMNS = ("cards_left", "points", "score")
-"""The kernel's ``seats[:, k, :]`` for k = 0, 1, 2 (int32[G, n])."""
-
-
-def _empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
-    columns = {name: np.empty(count, dtype) for name, (_, dtype) in STAT_COLUMNS.items()}
-    for name in SEAT_COLUMNS:
-        columns[name] = np.empty((count, players), np.int32)
-    return columns
-
-
-def _fill_columns(columns: dict[str, np.ndarray], start: int, stats, seats) -> None:
-    """Narrow the kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] into rows
-    ``start .. start + G - 1`` of the named columns."""
-    stop = start + len(stats)
-    for name, (column, _) in STAT_COLUMNS.items():
-        columns[name][start:stop] = stats[:, column]
-    for k, name in enumerate(SEAT_COLUMNS):
-        columns[name][start:stop] = seats[:, k, :]
-
-
-def _columns(stats: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:
-    """The kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] as named columns."""
-    columns = _empty_columns(len(stats), seats.shape[2])
-    _fill_columns(columns, 0, stats, seats)
-    return columns

@@ -84,7 +84,8 @@ def to_table(
     data["first_seat"] = pa.array(np.asarray(columns["first_seat"], np.int8))
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
-            data[f"{name}_{seat}"] = pa.array(np.asarray(columns[name][:, seat], dtype))
+            # Contiguous when the columns come from the kernel (Fortran order): no copy.
+            data[f"{name}_{seat}"] = pa.array(np.ascontiguousarray(columns[name][:, seat], dtype))
     data.update(_strategy_columns(strategies, count, every_strategy))
     for name in ("match", "deal"):
         if name in columns:
