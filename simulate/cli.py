@@ -41,7 +41,13 @@ PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default
 SeedOpt = Annotated[
     int | None, typer.Option(help="Run seed, 0 to 2**64-1 (default: drawn at random and shown).")
 ]
-ThreadsOpt = Annotated[int | None, typer.Option(help="Worker threads (default: all cores).")]
+ThreadsOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Threads that play the games (default: all cores). With more than one, each "
+        "chunk's records are written while the next is played; with 1 the run keeps to one core."
+    ),
+]
 
 
 def user_errors(command):
@@ -693,3 +699,7 @@ def main() -> None:
         typer.echo(f"error: {message}{hint}", err=True)
         raise SystemExit(exc.exit_code) from None
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

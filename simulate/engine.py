@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 from rich.console import Console
 from rich.progress import (
@@ -37,6 +37,9 @@ from .games.registry import GameInfo, check_players, resolve_game
 from .games.shedding.rules import SheddingRules, preset
 from .results import RunWriter
 from .rng import MAX_SEED
+
+if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
+    import pandas as pd
 
 DEFAULT_CHUNK = 1 << 20
 """Games per chunk: about 30 MB of records in memory at a time."""
@@ -218,6 +221,31 @@ MATCH_CHUNK_DEALS = 4
 records as a chunk of single games)."""
 
 
+TAIL_FLOOR = 1 << 16
+"""The smallest chunk :func:`chunk_spans` cuts a run's tail into."""
+
+
+def chunk_spans(start: int, stop: int, size: int) -> Iterator[tuple[int, int]]:
+    """``(first, count)`` of the chunks that cover games ``start .. stop - 1``.
+
+    Chunks hold ``size`` games, except the last ``size`` or fewer: they are halved down to
+    ``TAIL_FLOOR``. A chunk's records are written while the next is played, but the last
+    write overlaps nothing (one core idles through it); halving the tail makes that write
+    short.
+    """
+    first = start
+    while first < stop:
+        left = stop - first
+        if left > size:
+            count = size
+        elif left >= 2 * TAIL_FLOOR:
+            count = (left + 1) // 2
+        else:
+            count = left
+        yield first, count
+        first += count
+
+
 def play_chunks(
     request: Request,
     chunk_size: int = DEFAULT_CHUNK,
@@ -236,8 +264,7 @@ def play_chunks(
         chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
     row = first_row if request.match_play else start
     with _progress_bar(request, progress, start) as advance:
-        for first in range(start, request.games, chunk_size):
-            count = min(chunk_size, request.games - first)
+        for first, count in chunk_spans(start, request.games, chunk_size):
             if request.game.family == "beggar":
                 chunk = _beggar_chunk(request, first, count)
             else:
@@ -394,7 +421,9 @@ def stream(
             consume(chunk)
 
     # Chunk k is written (in a worker thread: pyarrow and the kernel release the GIL)
-    # while chunk k + 1 is played; at most one delivery is in flight.
+    # while chunk k + 1 is played; at most one delivery is in flight. With one thread the
+    # run keeps to one core: each chunk is written before the next is played (still in the
+    # worker, so that a signal never lands between a chunk's games and matches).
     pending: Future | None = None
     with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
@@ -403,6 +432,8 @@ def stream(
                 if pending is not None:
                     pending.result()
                 pending = delivery.submit(deliver, chunk)
+                if request.threads == 1:
+                    pending.result()
                 if stop.requested:
                     raise KeyboardInterrupt
             if pending is not None:

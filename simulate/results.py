@@ -63,6 +63,23 @@ def holds_run(path: Path) -> bool:
     return (path / META_FILE).exists() or (path / GAMES_FILE).exists()
 
 
+COUNTING_COLUMNS = ("game", "match")
+"""Columns that count up row by row: delta-encoded, they take almost no room (a dictionary
+of a million distinct numbers cost a tenth of the file and of the time to write it)."""
+
+
+def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """A zstd Parquet writer: dictionary encoding for every column but the counting ones."""
+    counting = [name for name in COUNTING_COLUMNS if name in schema.names]
+    return pq.ParquetWriter(
+        path,
+        schema,
+        compression="zstd",
+        use_dictionary=[name for name in schema.names if name not in counting],
+        column_encoding=dict.fromkeys(counting, "DELTA_BINARY_PACKED"),
+    )
+
+
 class RunWriter:
     """Streams record tables into ``DIR/games.parquet`` and finishes with ``DIR/run.json``.
 
@@ -138,12 +155,10 @@ class RunWriter:
         """Append one chunk of records (a row group), and in match play its matches."""
         if matches is not None:
             if self.matches_writer is None:
-                self.matches_writer = pq.ParquetWriter(
-                    self.matches_partial, matches.schema, compression="zstd"
-                )
+                self.matches_writer = _parquet_writer(self.matches_partial, matches.schema)
             self.matches_writer.write_table(matches, row_group_size=max(1, matches.num_rows))
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.partial, table.schema, compression="zstd")
+            self.writer = _parquet_writer(self.partial, table.schema)
         self.writer.write_table(table, row_group_size=max(1, table.num_rows))
         self.rows += table.num_rows
 

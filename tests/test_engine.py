@@ -419,3 +419,82 @@ def test_resume_completes_an_interrupted_run(tmp_path):
     assert final["status"] == "complete" and final["completed_games"] == 10_000
     with pytest.raises(CardsimError, match="only an interrupted run can be resumed"):
         RunWriter.resume(out)
+
+
+# --- chunks and threads ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "start, stop, size",
+    [
+        (0, 0, 10),
+        (0, 1, 10),
+        (0, 10, 10),
+        (3, 25, 10),
+        (0, 1 << 20, 1 << 20),
+        (0, 5_000_000, 1 << 20),
+        (123, 3_000_001, 1 << 19),
+    ],
+)
+def test_chunk_spans_cover_the_run_and_halve_the_tail(start, stop, size):
+    spans = list(engine.chunk_spans(start, stop, size))
+    firsts = [first for first, _ in spans]
+    counts = [count for _, count in spans]
+    assert firsts == [start + sum(counts[:k]) for k in range(len(spans))]
+    assert sum(counts) == stop - start and all(0 < c <= size for c in counts)
+    # full chunks first, then the last `size` or fewer games in halves, none below the
+    # floor unless the whole tail is below it
+    tail = [c for c in counts if c < size]
+    assert counts[: len(counts) - len(tail)] == [size] * (len(counts) - len(tail))
+    assert tail == sorted(tail, reverse=True)
+    if tail:
+        assert tail[-1] <= max(engine.TAIL_FLOOR * 2, 1)
+        assert min(tail) >= min(engine.TAIL_FLOOR, sum(tail))
+
+
+def test_tail_chunks_do_not_change_records(monkeypatch):
+    default = simulate.run(GAME, players=2, games=9_000, seed=31)
+    monkeypatch.setattr(engine, "TAIL_FLOOR", 100)
+    halved = simulate.run(GAME, players=2, games=9_000, seed=31, chunk_size=4_000)
+    assert_frame_equal(default, halved)
+    assert [c for _, c in engine.chunk_spans(0, 9_000, 4_000)] == [4000, 4000, 500, 250, 125, 125]
+
+
+@pytest.mark.parametrize("game", [GAME, "pis-yedili"])
+def test_one_thread_writes_each_chunk_before_playing_the_next(tmp_path, monkeypatch, game):
+    """With --threads 1 the run keeps to one core: play and write never overlap."""
+    events = []
+    write = RunWriter.write
+
+    def logged_write(self, *tables):
+        events.append("write")
+        write(self, *tables)
+        events.append("written")
+
+    play = engine.play_chunks
+
+    def logged_play(*args, **kwargs):
+        for chunk in play(*args, **kwargs):
+            events.append("played")
+            yield chunk
+            events.append("play")
+
+    monkeypatch.setattr(RunWriter, "write", logged_write)
+    monkeypatch.setattr(engine, "play_chunks", logged_play)
+    request = engine.make_request(game, players=3, games=3_000, seed=2, threads=1)
+    engine.stream(request, RunWriter(tmp_path / "run"), chunk_size=1_000)
+    chunks = events.count("played")
+    assert chunks > 2
+    assert events == ["played", "write", "written", "play"] * chunks
+
+
+def test_counting_columns_are_delta_encoded(tmp_path):
+    simulate.run("pis-yedili", players=3, games=2_000, seed=3, out=tmp_path / "run")
+    for name in ("games", "matches"):
+        meta = pq.ParquetFile(tmp_path / "run" / f"{name}.parquet").metadata
+        columns = meta.row_group(0)
+        for k in range(columns.num_columns):
+            column = columns.column(k)
+            counting = column.path_in_schema in ("game", "match")
+            assert ("DELTA_BINARY_PACKED" in column.encodings) == counting, column.path_in_schema
+            assert column.dictionary_page_offset is not None or counting, column.path_in_schema
