@@ -7,7 +7,13 @@ compiles it. Beggar-My-Neighbour for 2, 3 and 4 players; each shedding preset wi
 (``pip install open-spiel``), the ``openspiel`` preset with ``uniform`` in every seat beside
 OpenSpiel's own C++ ``evaluate_bots`` with uniform random bots.
 
-Usage: ``python -m simulate.bench [--games N] [--repeats R] [--only bmn|shedding|openspiel]``.
+``--only runs`` times whole runs instead: ``cardsim simulate`` in a fresh process (start-up,
+playing, Parquet writing, ``run.json``; no report) with ``--threads 1`` and with every core,
+and prints the median wall times, the cores each kept busy (CPU time / wall time) and the
+ratio.
+
+Usage: ``python -m simulate.bench [--games N] [--repeats R]
+[--only bmn|shedding|openspiel|strategies|runs]``.
 """
 
 from __future__ import annotations
@@ -15,7 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -67,9 +77,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
-    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel", "strategies"))
+    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel", "strategies", "runs"))
     args = parser.parse_args(argv)
     cores = numba.config.NUMBA_NUM_THREADS
+    if args.only == "runs":
+        whole_runs(args.games, args.repeats, cores)
+        return
     print(
         f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
         f"cores ({platform.processor() or platform.machine()}, {os.cpu_count()} CPUs)"
@@ -125,6 +138,55 @@ def main(argv: list[str] | None = None) -> None:
                 args.repeats,
                 cores,
             )
+
+
+RUNS = (
+    ("pis-yedili", ("--rule", "match_deals=none"), 1),
+    ("pis-yedili", (), 4),
+    ("bmn", (), 1),
+)
+"""The whole runs timed by ``--only runs``, each ``(game, options, divisor)``: single Pis
+Yedili games, Pis Yedili's 4-deal matches (``--games N / 4`` matches: N deals) and
+Beggar-My-Neighbour."""
+
+
+def whole_runs(games: int, repeats: int, cores: int) -> None:
+    """Print the median wall time of ``cardsim simulate`` runs on 1 and on ``cores`` threads."""
+    print(
+        "cardsim simulate GAME ... --seed 1 --no-report --threads T: "
+        f"median of {repeats} runs ({os.cpu_count()} CPUs)"
+    )
+    print(f"{'run':<56} {'1 thread':>16} {f'{cores} threads':>16} {'ratio':>6}")
+    for game, extra, divisor in RUNS:
+        count = games // divisor
+        timings = [_run_time(game, extra, count, threads, repeats) for threads in (1, cores)]
+        (one, one_busy), (every, every_busy) = timings
+        label = " ".join((game, *extra, f"--games {count:,}"))
+        print(
+            f"{label:<56} {one:>7.2f} s ({one_busy:.2f}) {every:>7.2f} s ({every_busy:.2f}) "
+            f"{one / every:>6.2f}",
+            flush=True,
+        )
+    print("(in brackets: cores kept busy, the run's CPU time over its wall time)")
+
+
+def _run_time(game: str, extra, games: int, threads: int, repeats: int) -> tuple[float, float]:
+    """Median wall seconds of ``repeats`` runs, and the median cores they kept busy."""
+    walls, busy = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        command = [sys.executable, "-m", "simulate.cli", "simulate", game, *extra]
+        command += ["--games", str(games), "--seed", "1", "--threads", str(threads)]
+        command += ["--no-report", "--force", "--out", folder]
+        for _ in range(repeats):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            walls.append(wall)
+            busy.append(cpu / wall)
+    return statistics.median(walls), statistics.median(busy)
 
 
 WEIGHTED_EXAMPLE = (
