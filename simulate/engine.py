@@ -31,6 +31,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from . import arrow
 from .errors import CardsimError
 from .games.beggar.rules import BeggarRules
 from .games.registry import GameInfo, check_players, resolve_game
@@ -318,7 +319,7 @@ def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
     def tag(table: pa.Table | None) -> pa.Table | None:
         if table is None:
             return None
-        column = pa.array([rotation] * table.num_rows, pa.int8())
+        column = arrow.constant(rotation, table.num_rows, np.int8)
         return table.append_column("rotation", column)
 
     return Chunk(tag(chunk.games), tag(chunk.matches))
@@ -337,7 +338,7 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
     games = games.sort_by(
         [("match", "ascending"), ("rotation", "ascending"), ("deal", "ascending")]
     )
-    numbers = pa.array(np.arange(first_row, first_row + games.num_rows, dtype=np.int64))
+    numbers = arrow.numeric(np.arange(first_row, first_row + games.num_rows, dtype=np.int64))
     games = games.set_column(games.schema.get_field_index("game"), "game", numbers)
     matches = pa.concat_tables([part.matches for part in parts])
     matches = matches.sort_by([("match", "ascending"), ("rotation", "ascending")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ... import arrow
 from .rules import END_NAMES
 
 COLUMNS = {
@@ -22,21 +23,21 @@ COLUMNS = {
     "cards_held_<i>": ("int8", "cards in seat i's hand at the end (the pile excluded)"),
 }
 
-_END_DICTIONARY = pa.array(END_NAMES, pa.string())
+_END_DICTIONARY = arrow.strings(END_NAMES)
 
 
 def to_table(first_game: int, columns: dict[str, np.ndarray], players: int) -> pa.Table:
     """Arrow table of one chunk of records from the kernel's raw columns."""
     count = len(columns["cards"])
     data = {
-        "game": pa.array(np.arange(first_game, first_game + count, dtype=np.int64)),
-        "cards": pa.array(columns["cards"]),
-        "tricks": pa.array(columns["tricks"]),
-        "winner": pa.array(columns["winner"]),
-        "end": pa.DictionaryArray.from_arrays(pa.array(columns["end"]), _END_DICTIONARY),
-        "cycle_cards": pa.array(columns["cycle_cards"]),
-        "cycle_tricks": pa.array(columns["cycle_tricks"]),
+        "game": arrow.numeric(np.arange(first_game, first_game + count, dtype=np.int64)),
+        "cards": arrow.numeric(columns["cards"]),
+        "tricks": arrow.numeric(columns["tricks"]),
+        "winner": arrow.numeric(columns["winner"]),
+        "end": arrow.dictionary(columns["end"], _END_DICTIONARY),
+        "cycle_cards": arrow.numeric(columns["cycle_cards"]),
+        "cycle_tricks": arrow.numeric(columns["cycle_tricks"]),
     }
     for seat in range(players):
-        data[f"cards_held_{seat}"] = pa.array(np.ascontiguousarray(columns["held"][:, seat]))
+        data[f"cards_held_{seat}"] = arrow.numeric(columns["held"][:, seat])
     return pa.table(data)

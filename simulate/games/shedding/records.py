@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ... import arrow
 from ...cards import RANKS
 from .reference import END_REASONS
 
@@ -47,8 +48,8 @@ MATCH_COLUMNS = {
     "strategy_<i>": ("dictionary<string>", "seat i's strategy"),
 }
 
-_END_DICTIONARY = pa.array(END_REASONS, pa.string())
-_RANK_DICTIONARY = pa.array(RANKS, pa.string())
+_END_DICTIONARY = arrow.strings(END_REASONS)
+_RANK_DICTIONARY = arrow.strings(RANKS)
 
 
 def to_table(
@@ -70,26 +71,22 @@ def to_table(
     count = len(columns["winner"])
     finish = np.asarray(columns["finish_rank"], np.int8)
     data = {
-        "game": pa.array(np.arange(first_game, first_game + count, dtype=np.int64)),
-        "winner": pa.array(np.asarray(columns["winner"], np.int8)),
-        "end": pa.DictionaryArray.from_arrays(
-            pa.array(np.asarray(columns["end"], np.int8)), _END_DICTIONARY
-        ),
+        "game": arrow.numeric(np.arange(first_game, first_game + count, dtype=np.int64)),
+        "winner": arrow.numeric(np.asarray(columns["winner"], np.int8)),
+        "end": arrow.dictionary(columns["end"], _END_DICTIONARY),
     }
     for name in ("turns", "plays", "draws", "passes", "wilds", "reshuffles"):
-        data[name] = pa.array(np.asarray(columns[name], np.int32))
-    data["finish_rank"] = pa.DictionaryArray.from_arrays(
-        pa.array(finish, mask=finish < 0), _RANK_DICTIONARY
-    )
-    data["first_seat"] = pa.array(np.asarray(columns["first_seat"], np.int8))
+        data[name] = arrow.numeric(np.asarray(columns[name], np.int32))
+    data["finish_rank"] = arrow.dictionary(finish, _RANK_DICTIONARY, valid=finish >= 0)
+    data["first_seat"] = arrow.numeric(np.asarray(columns["first_seat"], np.int8))
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
             # Contiguous when the columns come from the kernel (Fortran order): no copy.
-            data[f"{name}_{seat}"] = pa.array(np.ascontiguousarray(columns[name][:, seat], dtype))
+            data[f"{name}_{seat}"] = arrow.numeric(np.asarray(columns[name][:, seat], dtype))
     data.update(_strategy_columns(strategies, count, every_strategy))
     for name in ("match", "deal"):
         if name in columns:
-            data[name] = pa.array(np.asarray(columns[name], np.int64))
+            data[name] = arrow.numeric(np.asarray(columns[name], np.int64))
     return pa.table(data)
 
 
@@ -101,13 +98,13 @@ def matches_table(
     ``share`` float[M, n]."""
     count = len(matches["match"])
     data = {
-        "match": pa.array(np.asarray(matches["match"], np.int64)),
-        "deals": pa.array(np.asarray(matches["deals"], np.int64)),
+        "match": arrow.numeric(np.asarray(matches["match"], np.int64)),
+        "deals": arrow.numeric(np.asarray(matches["deals"], np.int64)),
     }
     for seat in range(len(strategies)):
-        data[f"total_{seat}"] = pa.array(np.asarray(matches["totals"][:, seat], np.int64))
+        data[f"total_{seat}"] = arrow.numeric(np.asarray(matches["totals"][:, seat], np.int64))
     for seat in range(len(strategies)):
-        data[f"share_{seat}"] = pa.array(np.asarray(matches["share"][:, seat], np.float64))
+        data[f"share_{seat}"] = arrow.numeric(np.asarray(matches["share"][:, seat], np.float64))
     data.update(_strategy_columns(strategies, count, every_strategy))
     return pa.table(data)
 
@@ -115,8 +112,8 @@ def matches_table(
 def _strategy_columns(strategies: list[str], count: int, every_strategy) -> dict[str, pa.Array]:
     names = sorted(set(every_strategy or strategies))
     return {
-        f"strategy_{seat}": pa.DictionaryArray.from_arrays(
-            pa.array(np.full(count, names.index(strategy), np.int8)), pa.array(names)
+        f"strategy_{seat}": arrow.dictionary(
+            np.full(count, names.index(strategy), np.int8), arrow.strings(names)
         )
         for seat, strategy in enumerate(strategies)
     }
