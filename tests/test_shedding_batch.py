@@ -1,6 +1,7 @@
 """play_random runs the kernel chunk by chunk: the columns do not depend on where chunks end."""
 
 import numpy as np
+import pytest
 
 from simulate.games.shedding import batch, records
 from simulate.games.shedding.rules import preset
@@ -41,3 +42,20 @@ def test_columns_are_narrow_and_wrapped_without_copies():
     for name in ("turns", "draws", "winner", "first_seat"):
         buffer = table.column(name).chunk(0).buffers()[1]
         assert buffer.address == columns[name].ctypes.data, f"{name} was copied"
+
+
+@pytest.mark.parametrize("overrides", [{"match_deals": 3}, {"target_score": 150}])
+def test_match_batches_do_not_change_records(monkeypatch, overrides):
+    """Matches are played a batch at a time: the records do not depend on where batches end."""
+    rules = preset("crazy-eights").with_overrides(overrides)
+    seats = ["random", "greedy", "uniform"]
+    whole = batch.play_match_batch(rules, 3, seats, 4, 20, 300)
+    monkeypatch.setattr(batch, "MATCH_CHUNK", 7)
+    pieces = batch.play_match_batch(rules, 3, seats, 4, 20, 300)
+    for first, second in zip(whole, pieces, strict=True):
+        assert first.keys() == second.keys()
+        for name, column in first.items():
+            assert column.dtype == second[name].dtype, name
+            assert np.array_equal(column, second[name]), name
+    deals, matches = whole
+    assert len(deals["winner"]) == matches["deals"].sum()

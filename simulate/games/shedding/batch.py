@@ -7,7 +7,7 @@ import numpy as np
 from ...errors import CardsimError
 from ...rng import seed_key
 from ...work_sharing import sharing
-from .columns import columns_of, empty_columns, fill_columns
+from .columns import empty_columns, fill_columns, match_columns
 from .kernel import (
     END_INVALID,
     MAX_DECKS,
@@ -113,6 +113,10 @@ stay in the cache, and the calls are few (each starts and joins the threads; wit
 games, 2 threads on a busy machine lost a fifth of their speed waiting)."""
 
 
+MATCH_CHUNK = CHUNK // 4
+"""Matches per call of the kernel in :func:`play_match_batch` (a quarter of ``CHUNK``: a
+match is a few deals)."""
+
 MAX_DEALS = 1000
 """Deals after which a match stops even if no seat reached ``target_score`` (as the
 reference's ``play_match``)."""
@@ -140,11 +144,7 @@ def play_match_batch(
         raise CardsimError("a match needs match_deals or target_score")
     decks = _checked_decks(rules, players)
     key0, key1 = seed_key(seed)
-    fixed = rules.target_score is None
-    args = (
-        key0,
-        key1,
-        first_match,
+    setup = (
         players,
         decks,
         rules.hand_size_for(players),
@@ -156,21 +156,53 @@ def play_match_batch(
     )
     totals = np.zeros((count, players), np.int64)
     played = np.zeros(count, np.int64)
-    if fixed:
+    if rules.target_score is None:
         played[:] = rules.match_deals
     else:  # a first pass counts each match's deals
         empty_stats = np.zeros((0, STATS), np.int64)
         empty_seats = np.zeros((0, 3, players), np.int64)
-        play_matches(*args, played, False, empty_stats, empty_seats, totals, played, *sharing())
+        play_matches(
+            key0,
+            key1,
+            first_match,
+            *setup,
+            played,
+            False,
+            empty_stats,
+            empty_seats,
+            totals,
+            played,
+            *sharing(),
+        )
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
-    stats = np.zeros((offsets[-1], STATS), np.int64)
-    seats = np.zeros((offsets[-1], 3, players), np.int64)
-    play_matches(*args, offsets, True, stats, seats, totals, played, *sharing())
-    check_user_choices(stats, 0, strategies)
-    columns = columns_of(stats, seats)
-    columns["match"] = np.repeat(np.arange(first_match, first_match + count), played)
-    columns["deal"] = np.arange(offsets[-1]) - np.repeat(offsets[:-1], played)
+    columns = empty_columns(int(offsets[-1]), players)
+    # As in play_random, the kernel's rows are written and narrowed a batch of matches at a
+    # time, into scratch that serves every batch.
+    stats = np.empty((0, STATS), np.int64)
+    seats = np.empty((0, 3, players), np.int64)
+    for start in range(0, count, MATCH_CHUNK):
+        stop = min(count, start + MATCH_CHUNK)
+        first_row, rows = offsets[start], offsets[stop] - offsets[start]
+        if len(stats) < rows:
+            stats = np.empty((rows, STATS), np.int64)
+            seats = np.empty((rows, 3, players), np.int64)
+        play_matches(
+            key0,
+            key1,
+            first_match + start,
+            *setup,
+            offsets[start : stop + 1] - first_row,
+            True,
+            stats[:rows],
+            seats[:rows],
+            totals[start:stop],
+            played[start:stop],
+            *sharing(),
+        )
+        check_user_choices(stats[:rows], first_row, strategies)
+        fill_columns(columns, first_row, stats[:rows], seats[:rows])
+    columns["match"], columns["deal"] = match_columns(first_match, offsets)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
     winners = totals == best[:, None]
     share = winners / winners.sum(axis=1, keepdims=True)

@@ -74,13 +74,6 @@ def fill_columns(columns: dict[str, np.ndarray], start: int, stats, seats) -> No
     )
 
 
-def columns_of(stats: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:
-    """The kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] as columns."""
-    columns = empty_columns(len(stats), seats.shape[2])
-    fill_columns(columns, 0, stats, seats)
-    return columns
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def _narrow(stats, seats, start, byte_sources, small, count_sources, counts, left, points, score):
     """``small[k, start + i] = stats[i, byte_sources[k]]``, likewise ``counts``; ``left``,
@@ -95,3 +88,20 @@ def _narrow(stats, seats, start, byte_sources, small, count_sources, counts, lef
             left[row, seat] = seats[i, 0, seat]
             points[row, seat] = seats[i, 1, seat]
             score[row, seat] = seats[i, 2, seat]
+
+
+def match_columns(first_match: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``match`` and ``deal`` int64[R] columns of deal rows laid out by ``offsets``
+    int64[M + 1] (match i's deals are rows ``offsets[i] .. offsets[i + 1] - 1``)."""
+    rows = int(offsets[-1])
+    match, deal = np.empty(rows, np.int64), np.empty(rows, np.int64)
+    _number_deals(first_match, offsets, match, deal)
+    return match, deal
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _number_deals(first_match, offsets, match, deal):
+    for i in prange(offsets.shape[0] - 1):
+        for row in range(offsets[i], offsets[i + 1]):
+            match[row] = first_match + i
+            deal[row] = row - offsets[i]
