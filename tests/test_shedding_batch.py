@@ -1,4 +1,4 @@
-"""play_random runs the kernel chunk by chunk: the columns do not depend on where chunks end."""
+"""The shedding batch API: typed columns, the same games whatever call plays them."""
 
 import numpy as np
 import pytest
@@ -7,19 +7,14 @@ from simulate.games.shedding import batch, records
 from simulate.games.shedding.rules import preset
 
 
-def test_chunked_columns_equal_one_chunk(monkeypatch):
+def test_a_later_part_of_the_run_is_the_same_games():
+    """Games are numbered from first_game: a later part of the run is the same games
+    whatever the call it comes from."""
     rules = preset("crazy-eights")
     whole = batch.play_random(rules, 3, ["random", "uniform", "first"], 4, 100, 700)
-    monkeypatch.setattr(batch, "CHUNK", 256)
-    chunked = batch.play_random(rules, 3, ["random", "uniform", "first"], 4, 100, 700)
-    assert whole.keys() == chunked.keys()
-    for name, column in whole.items():
-        assert column.dtype == chunked[name].dtype, name
-        assert np.array_equal(column, chunked[name]), name
-    # Games are numbered from first_game in every chunk: a later part of the run is the
-    # same games whatever the call it comes from.
     tail = batch.play_random(rules, 3, ["random", "uniform", "first"], 4, 600, 200)
     for name, column in tail.items():
+        assert column.dtype == whole[name].dtype, name
         assert np.array_equal(column, whole[name][500:]), name
     assert whole["cards_left"].shape == (700, 3)
     assert whole["winner"].dtype == np.int8 and whole["turns"].dtype == np.int32
@@ -45,17 +40,16 @@ def test_columns_are_narrow_and_wrapped_without_copies():
 
 
 @pytest.mark.parametrize("overrides", [{"match_deals": 3}, {"target_score": 150}])
-def test_match_batches_do_not_change_records(monkeypatch, overrides):
-    """Matches are played a batch at a time: the records do not depend on where batches end."""
+def test_matches_split_between_calls_are_the_same_matches(overrides):
     rules = preset("crazy-eights").with_overrides(overrides)
     seats = ["random", "greedy", "uniform"]
-    whole = batch.play_match_batch(rules, 3, seats, 4, 20, 300)
-    monkeypatch.setattr(batch, "MATCH_CHUNK", 7)
-    pieces = batch.play_match_batch(rules, 3, seats, 4, 20, 300)
-    for first, second in zip(whole, pieces, strict=True):
-        assert first.keys() == second.keys()
-        for name, column in first.items():
-            assert column.dtype == second[name].dtype, name
-            assert np.array_equal(column, second[name]), name
-    deals, matches = whole
+    deals, matches = batch.play_match_batch(rules, 3, seats, 4, 20, 300)
+    first, first_matches = batch.play_match_batch(rules, 3, seats, 4, 20, 170)
+    rest, rest_matches = batch.play_match_batch(rules, 3, seats, 4, 190, 130)
+    for name, column in deals.items():
+        assert np.array_equal(column, np.concatenate([first[name], rest[name]])), name
+    for name, column in matches.items():
+        joined = np.concatenate([first_matches[name], rest_matches[name]])
+        assert np.array_equal(column, joined), name
     assert len(deals["winner"]) == matches["deals"].sum()
+    assert (deals["deal"] < np.repeat(matches["deals"], matches["deals"])).all()

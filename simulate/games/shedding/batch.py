@@ -7,12 +7,10 @@ import numpy as np
 from ...errors import CardsimError
 from ...rng import seed_key
 from ...work_sharing import sharing
-from .columns import empty_columns, fill_columns, match_columns
+from .columns import empty_columns, kernel_outputs, match_columns
 from .kernel import (
     END_INVALID,
     MAX_DECKS,
-    O_END,
-    STATS,
     STRATEGY_CODES,
     play_matches,
     play_random_games,
@@ -54,9 +52,10 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
     return codes, thresholds, weights, user
 
 
-def check_user_choices(stats: np.ndarray, first_game: int, strategies) -> None:
-    """Raise if a user strategy made an invalid choice (the game stopped ``END_INVALID``)."""
-    bad = np.flatnonzero(stats[:, O_END] == END_INVALID)
+def check_user_choices(end: np.ndarray, first_game: int, strategies) -> None:
+    """Raise if a user strategy made an invalid choice: a game of the ``end`` column
+    (numbered from ``first_game``) stopped ``END_INVALID``."""
+    bad = np.flatnonzero(end == END_INVALID)
     if len(bad):
         specs = [parse(strategy) for strategy in strategies]
         names = ", ".join(sorted({str(spec) for spec in specs if spec.name == "user"}))
@@ -93,29 +92,10 @@ def play_random(
         *seat_arrays(strategies, players, forget),
     )
     columns = empty_columns(count, players)
-    # The kernel's rows are written and narrowed chunk by chunk: the chunk stays in the
-    # cache, and the same scratch serves every chunk.
-    stats = np.empty((min(count, CHUNK), STATS), np.int64)
-    seats = np.empty((min(count, CHUNK), 3, players), np.int64)
-    for start in range(0, count, CHUNK):
-        size = min(CHUNK, count - start)
-        play_random_games(
-            key0, key1, first_game + start, *args, stats[:size], seats[:size], *sharing()
-        )
-        check_user_choices(stats[:size], first_game + start, strategies)
-        fill_columns(columns, start, stats[:size], seats[:size])
+    play_random_games(key0, key1, first_game, *args, *kernel_outputs(columns), *sharing())
+    check_user_choices(columns["end"], first_game, strategies)
     return columns
 
-
-CHUNK = 32768
-"""Games per call of the kernel in :func:`play_random`: their rows (5.8 MB with 4 players)
-stay in the cache, and the calls are few (each starts and joins the threads; with 8192
-games, 2 threads on a busy machine lost a fifth of their speed waiting)."""
-
-
-MATCH_CHUNK = CHUNK // 4
-"""Matches per call of the kernel in :func:`play_match_batch` (a quarter of ``CHUNK``: a
-match is a few deals)."""
 
 MAX_DEALS = 1000
 """Deals after which a match stops even if no seat reached ``target_score`` (as the
@@ -159,8 +139,6 @@ def play_match_batch(
     if rules.target_score is None:
         played[:] = rules.match_deals
     else:  # a first pass counts each match's deals
-        empty_stats = np.zeros((0, STATS), np.int64)
-        empty_seats = np.zeros((0, 3, players), np.int64)
         play_matches(
             key0,
             key1,
@@ -168,8 +146,7 @@ def play_match_batch(
             *setup,
             played,
             False,
-            empty_stats,
-            empty_seats,
+            *kernel_outputs(empty_columns(0, players)),
             totals,
             played,
             *sharing(),
@@ -177,31 +154,19 @@ def play_match_batch(
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
     columns = empty_columns(int(offsets[-1]), players)
-    # As in play_random, the kernel's rows are written and narrowed a batch of matches at a
-    # time, into scratch that serves every batch.
-    stats = np.empty((0, STATS), np.int64)
-    seats = np.empty((0, 3, players), np.int64)
-    for start in range(0, count, MATCH_CHUNK):
-        stop = min(count, start + MATCH_CHUNK)
-        first_row, rows = offsets[start], offsets[stop] - offsets[start]
-        if len(stats) < rows:
-            stats = np.empty((rows, STATS), np.int64)
-            seats = np.empty((rows, 3, players), np.int64)
-        play_matches(
-            key0,
-            key1,
-            first_match + start,
-            *setup,
-            offsets[start : stop + 1] - first_row,
-            True,
-            stats[:rows],
-            seats[:rows],
-            totals[start:stop],
-            played[start:stop],
-            *sharing(),
-        )
-        check_user_choices(stats[:rows], first_row, strategies)
-        fill_columns(columns, first_row, stats[:rows], seats[:rows])
+    play_matches(
+        key0,
+        key1,
+        first_match,
+        *setup,
+        offsets,
+        True,
+        *kernel_outputs(columns),
+        totals,
+        played,
+        *sharing(),
+    )
+    check_user_choices(columns["end"], 0, strategies)
     columns["match"], columns["deal"] = match_columns(first_match, offsets)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
     winners = totals == best[:, None]

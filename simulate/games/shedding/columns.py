@@ -1,17 +1,19 @@
-"""The kernel's rows narrowed into the record's typed columns.
+"""The record's typed columns, as the kernels write them.
 
-The kernels write one int64 row per game (``stats`` int64[G, STATS] and ``seats``
-int64[G, 3, n]); the records keep each field in its own narrow, contiguous column, so that
-Arrow wraps the columns without copying them. The narrowing runs on every thread: done in
-numpy it was a serial tenth of a run's time.
+The kernels narrow each game's record straight into one narrow, contiguous column per
+field, so that Arrow wraps the columns without copying them: the int8 fields are the rows
+of one int8[4, G] block, the int32 counts the rows of one int32[6, G] block, and the
+per-seat fields are [G, n] arrays in Fortran order (``column[:, seat]`` is contiguous).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .kernel import (
+    BYTE_FIELDS,
+    COUNT_FIELDS,
     O_DRAWS,
     O_END,
     O_FINISH,
@@ -24,28 +26,28 @@ from .kernel import (
     O_WINNER,
 )
 
-BYTE_COLUMNS = {"winner": O_WINNER, "end": O_END, "finish_rank": O_FINISH, "first_seat": O_FIRST}
-"""int8 columns: name -> its column of the kernel's ``stats``."""
-COUNT_COLUMNS = {
-    "turns": O_TURNS,
-    "plays": O_PLAYS,
-    "draws": O_DRAWS,
-    "passes": O_PASSES,
-    "wilds": O_WILDS,
-    "reshuffles": O_RESHUFFLES,
+_FIELD_NAMES = {
+    O_WINNER: "winner",
+    O_END: "end",
+    O_FINISH: "finish_rank",
+    O_FIRST: "first_seat",
+    O_TURNS: "turns",
+    O_PLAYS: "plays",
+    O_DRAWS: "draws",
+    O_PASSES: "passes",
+    O_WILDS: "wilds",
+    O_RESHUFFLES: "reshuffles",
 }
-"""int32 columns: name -> its column of the kernel's ``stats``."""
+BYTE_COLUMNS = tuple(_FIELD_NAMES[field] for field in BYTE_FIELDS)
+"""The int8 columns, in the order of the kernels' ``small`` rows."""
+COUNT_COLUMNS = tuple(_FIELD_NAMES[field] for field in COUNT_FIELDS)
+"""The int32 columns, in the order of the kernels' ``counts`` rows."""
 SEAT_COLUMNS = {"cards_left": np.int16, "points": np.int32, "score": np.int32}
-"""The kernel's ``seats[:, k, :]`` for k = 0, 1, 2, as [G, n] arrays of these types, stored
-seat by seat (Fortran order: ``column[:, seat]`` is contiguous)."""
-
-_BYTE_SOURCES = np.array(list(BYTE_COLUMNS.values()), np.int64)
-_COUNT_SOURCES = np.array(list(COUNT_COLUMNS.values()), np.int64)
+"""The per-seat columns and their types."""
 
 
 def empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
-    """Uninitialised record columns for ``count`` games: the int8 and int32 ones are rows
-    of one 2-D block each (contiguous views), the per-seat ones Fortran-ordered."""
+    """Uninitialised record columns for ``count`` games (see the module's docstring)."""
     small = np.empty((len(BYTE_COLUMNS), count), np.int8)
     counts = np.empty((len(COUNT_COLUMNS), count), np.int32)
     columns = {name: small[k] for k, name in enumerate(BYTE_COLUMNS)}
@@ -55,39 +57,16 @@ def empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
     return columns
 
 
-def fill_columns(columns: dict[str, np.ndarray], start: int, stats, seats) -> None:
-    """Narrow the kernel's ``stats`` int64[G, STATS] and ``seats`` int64[G, 3, n] into rows
-    ``start .. start + G - 1`` of ``columns`` (made by :func:`empty_columns`)."""
-    small = columns["winner"].base
-    counts = columns["turns"].base
-    _narrow(
-        stats,
-        seats,
-        start,
-        _BYTE_SOURCES,
-        small,
-        _COUNT_SOURCES,
-        counts,
+def kernel_outputs(columns: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The kernels' output arguments over ``columns`` (made by :func:`empty_columns`):
+    ``small``, ``counts``, ``left``, ``points``, ``score``."""
+    return (
+        columns[BYTE_COLUMNS[0]].base,
+        columns[COUNT_COLUMNS[0]].base,
         columns["cards_left"],
         columns["points"],
         columns["score"],
     )
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _narrow(stats, seats, start, byte_sources, small, count_sources, counts, left, points, score):
-    """``small[k, start + i] = stats[i, byte_sources[k]]``, likewise ``counts``; ``left``,
-    ``points``, ``score`` [G', n] take ``seats[i, 0..2, :]``."""
-    for i in prange(stats.shape[0]):
-        row = start + i
-        for k in range(byte_sources.shape[0]):
-            small[k, row] = stats[i, byte_sources[k]]
-        for k in range(count_sources.shape[0]):
-            counts[k, row] = stats[i, count_sources[k]]
-        for seat in range(seats.shape[2]):
-            left[row, seat] = seats[i, 0, seat]
-            points[row, seat] = seats[i, 1, seat]
-            score[row, seat] = seats[i, 2, seat]
 
 
 def match_columns(first_match: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -99,9 +78,9 @@ def match_columns(first_match: int, offsets: np.ndarray) -> tuple[np.ndarray, np
     return match, deal
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _number_deals(first_match, offsets, match, deal):
-    for i in prange(offsets.shape[0] - 1):
+    for i in range(offsets.shape[0] - 1):
         for row in range(offsets[i], offsets[i + 1]):
             match[row] = first_match + i
             deal[row] = row - offsets[i]

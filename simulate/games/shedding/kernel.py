@@ -199,6 +199,10 @@ G_SIZE = G_VIEW + VIEW_SIZE + MAX_PLAYERS
     range(10)
 )
 STATS = 10
+BYTE_FIELDS = np.array([O_WINNER, O_END, O_FINISH, O_FIRST], np.int64)
+"""The ``O_*`` fields kept as int8 columns (rows of the kernels' ``small`` output)."""
+COUNT_FIELDS = np.array([O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES], np.int64)
+"""The ``O_*`` fields kept as int32 columns (rows of the kernels' ``counts`` output)."""
 
 SUIT_BITS = (1 << 13) - 1
 """The identities of clubs; suit s: ``SUIT_BITS << 13 * s``."""
@@ -926,6 +930,21 @@ def play_game(
     _record(g, stats, seats, row)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _narrow(stats, seats, small, counts, left, points, score, row):
+    """Copy the record in ``stats[0]``, ``seats[0]`` into row ``row`` of the typed columns:
+    ``small`` int8[4, G] (``BYTE_FIELDS``), ``counts`` int32[6, G] (``COUNT_FIELDS``),
+    ``left`` int16[G, n], ``points``, ``score`` int32[G, n]."""
+    for k in range(BYTE_FIELDS.shape[0]):
+        small[k, row] = stats[0, BYTE_FIELDS[k]]
+    for k in range(COUNT_FIELDS.shape[0]):
+        counts[k, row] = stats[0, COUNT_FIELDS[k]]
+    for seat in range(seats.shape[2]):
+        left[row, seat] = seats[0, 0, seat]
+        points[row, seat] = seats[0, 1, seat]
+        score[row, seat] = seats[0, 2, seat]
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_games(
     key0,
@@ -939,28 +958,35 @@ def play_random_games(
     forget,
     weights,
     user,
-    stats,
-    seats,
+    small,
+    counts,
+    left,
+    points,
+    score,
     workers,
     taken,
 ):
-    """Deal and play games ``first_game .. first_game + len(stats) - 1`` of a run.
+    """Deal and play games ``first_game .. first_game + G - 1`` of a run (G = ``left.shape[0]``).
 
     ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
     ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw);
     ``weights``: int64[n, FEATURES], each seat's ``weighted`` weights (x WEIGHT_SCALE);
     ``user``: the user strategy's C callable (:func:`.kernel_strategies.user_cfunc`;
     :func:`.kernel_strategies.no_user_strategy` when no seat has one).
-    Outputs: ``stats`` int64[G, STATS] (``O_*`` columns), ``seats`` int64[G, 3, n] (cards
-    left, points, score). ``workers``, ``taken``: the thread count and a zeroed int64[1]
+    Outputs, one row (``small``, ``counts``: one column) per game: ``small`` int8[4, G]
+    (``BYTE_FIELDS``), ``counts`` int32[6, G] (``COUNT_FIELDS``), ``left`` int16[G, n],
+    ``points``, ``score`` int32[G, n] (cards left, points, score; Fortran order, so that
+    a seat's column is contiguous). ``workers``, ``taken``: the thread count and a zeroed int64[1]
     counter; each worker takes the next block of ``BLOCK`` games from the counter
     (:mod:`simulate.work_sharing`).
     """
-    count = stats.shape[0]
+    count = left.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
+        stats = np.empty((1, STATS), np.int64)
+        seats = np.empty((1, 3, n), np.int64)
         _prepare(g, rules, n, decks, strategies, forget, weights)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
@@ -978,8 +1004,9 @@ def play_random_games(
                     user,
                     stats,
                     seats,
-                    i,
+                    0,
                 )
+                _narrow(stats, seats, small, counts, left, points, score, i)
             block = fetch_add(taken, 0, 1)
 
 
@@ -1001,8 +1028,11 @@ def play_matches(
     max_deals,
     offsets,
     write,
-    stats,
-    seats,
+    small,
+    counts,
+    left,
+    points,
+    score,
     totals,
     deals,
     workers,
@@ -1014,9 +1044,10 @@ def play_matches(
     A match ends after ``match_deals`` deals (0: no limit) or once a seat's total (its
     size) reaches ``target`` (0: no target), and after ``max_deals`` deals at most.
     Outputs: ``totals`` int64[M, n] (each seat's sum of deal scores), ``deals`` int64[M].
-    With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of ``stats``
-    int64[R, STATS] and ``seats`` int64[R, 3, n] (as in :func:`play_random_games`);
-    without it nothing is recorded (a first pass that counts the deals). ``workers``, ``taken``:
+    With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of the typed
+    columns ``small``, ``counts``, ``left``, ``points``, ``score`` (R rows, as in
+    :func:`play_random_games`); without it nothing is recorded (a first pass that counts
+    the deals). ``workers``, ``taken``:
     the thread count and a zeroed int64[1] counter; each worker takes the next match from
     the counter.
     """
@@ -1024,8 +1055,8 @@ def play_matches(
     for _ in prange(workers):
         g = np.empty(G_SIZE, np.int64)
         stream = np.empty(RNG_STATE_SIZE, np.int64)
-        scratch_stats = np.empty((1, STATS), np.int64)
-        scratch_seats = np.empty((1, 3, n), np.int64)
+        stats = np.empty((1, STATS), np.int64)
+        seats = np.empty((1, 3, n), np.int64)
         _prepare(g, rules, n, decks, strategies, forget, weights)
         i = fetch_add(taken, 0, 1)
         while i < count:
@@ -1033,9 +1064,6 @@ def play_matches(
                 totals[i, seat] = 0
             k = 0
             while k < max_deals:
-                row_stats, row_seats, row = scratch_stats, scratch_seats, 0
-                if write:
-                    row_stats, row_seats, row = stats, seats, offsets[i] + k
                 play_game(
                     g,
                     stream,
@@ -1047,14 +1075,16 @@ def play_matches(
                     decks,
                     hand_size,
                     user,
-                    row_stats,
-                    row_seats,
-                    row,
+                    stats,
+                    seats,
+                    0,
                 )
+                if write:
+                    _narrow(stats, seats, small, counts, left, points, score, offsets[i] + k)
                 k += 1
                 reached = False
                 for seat in range(n):
-                    totals[i, seat] += row_seats[row, 2, seat]
+                    totals[i, seat] += seats[0, 2, seat]
                     if abs(totals[i, seat]) >= target > 0:
                         reached = True
                 if k == match_deals or reached:
