@@ -151,16 +151,29 @@ Beggar-My-Neighbour."""
 
 
 def whole_runs(games: int, repeats: int, cores: int) -> None:
-    """Print the median wall time of ``cardsim simulate`` runs on 1 and on ``cores`` threads."""
+    """Print the median wall time of ``cardsim simulate`` runs on 1 and on ``cores`` threads.
+
+    The two are run in turn (1, all, 1, all, ...), so that a slow spell of a shared machine
+    weighs on both; the ratio is that of the medians."""
+    if cores < 2:
+        print("one core: no thread counts to compare")
+        return
     print(
         "cardsim simulate GAME ... --seed 1 --no-report --threads T: "
-        f"median of {repeats} runs ({os.cpu_count()} CPUs)"
+        f"median of {repeats} runs each, in turn ({os.cpu_count()} CPUs)"
     )
     print(f"{'run':<56} {'1 thread':>16} {f'{cores} threads':>16} {'ratio':>6}")
     for game, extra, divisor in RUNS:
         count = games // divisor
-        timings = [_run_time(game, extra, count, threads, repeats) for threads in (1, cores)]
-        (one, one_busy), (every, every_busy) = timings
+        timings: dict[int, list[tuple[float, float]]] = {1: [], cores: []}
+        with tempfile.TemporaryDirectory() as folder:
+            for _ in range(repeats):
+                for threads in timings:
+                    timings[threads].append(_run_time(game, extra, count, threads, folder))
+        (one, one_busy), (every, every_busy) = (
+            tuple(statistics.median(values) for values in zip(*runs, strict=True))
+            for runs in timings.values()
+        )
         label = " ".join((game, *extra, f"--games {count:,}"))
         print(
             f"{label:<56} {one:>7.2f} s ({one_busy:.2f}) {every:>7.2f} s ({every_busy:.2f}) "
@@ -170,23 +183,18 @@ def whole_runs(games: int, repeats: int, cores: int) -> None:
     print("(in brackets: cores kept busy, the run's CPU time over its wall time)")
 
 
-def _run_time(game: str, extra, games: int, threads: int, repeats: int) -> tuple[float, float]:
-    """Median wall seconds of ``repeats`` runs, and the median cores they kept busy."""
-    walls, busy = [], []
-    with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "simulate.cli", "simulate", game, *extra]
-        command += ["--games", str(games), "--seed", "1", "--threads", str(threads)]
-        command += ["--no-report", "--force", "--out", folder]
-        for _ in range(repeats):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            wall = time.perf_counter() - started
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            walls.append(wall)
-            busy.append(cpu / wall)
-    return statistics.median(walls), statistics.median(busy)
+def _run_time(game: str, extra, games: int, threads: int, folder: str) -> tuple[float, float]:
+    """Wall seconds of one run into ``folder``, and the cores it kept busy."""
+    command = [sys.executable, "-m", "simulate.cli", "simulate", game, *extra]
+    command += ["--games", str(games), "--seed", "1", "--threads", str(threads)]
+    command += ["--no-report", "--force", "--out", folder]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu / wall
 
 
 WEIGHTED_EXAMPLE = (
