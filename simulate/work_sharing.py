@@ -10,10 +10,10 @@ record (game ``i`` depends only on ``(seed, i)``).
 
 The caller passes both the worker count and the counter (:func:`sharing`):
 ``numba.get_num_threads()`` inside a kernel keeps it out of the on-disk cache, and a counter
-made inside with ``np.zeros`` is not safe, since numba's parfor pass turns the zero fill
-into a loop of its own that it does not order after ``fetch_add``'s writes (measured: the
-counter read 0 after the workers had taken 103 blocks). ``numba.set_parallel_chunksize`` did
-not balance the load in our measurements.
+made inside with ``np.zeros`` is not safe: numba does not see ``fetch_add``'s writes, turns
+the zero fill into a parallel loop of its own, and in a test the counter read 0 after the
+workers had taken 103 blocks. ``numba.set_parallel_chunksize`` did not balance the load in
+our measurements.
 """
 
 from __future__ import annotations

@@ -980,8 +980,8 @@ def play_random_games(
     Outputs, one row (``small``, ``counts``: one column) per game: ``small`` int8[4, G]
     (``BYTE_FIELDS``), ``counts`` int32[6, G] (``COUNT_FIELDS``), ``left`` int16[G, n],
     ``points``, ``score`` int32[G, n] (cards left, points, score; Fortran order, so that
-    a seat's column is contiguous). ``workers``, ``taken``: the thread count and a zeroed int64[1]
-    counter; each worker takes the next block of ``BLOCK`` games from the counter
+    a seat's column is contiguous). ``workers``, ``taken``: the thread count and a zeroed
+    int64[1] counter; each worker takes the next block of ``BLOCK`` games from the counter
     (:mod:`simulate.work_sharing`).
     """
     count = left.shape[0]
@@ -1051,9 +1051,8 @@ def play_matches(
     With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of the typed
     columns ``small``, ``counts``, ``left``, ``points``, ``score`` (R rows, as in
     :func:`play_random_games`); without it nothing is recorded (a first pass that counts
-    the deals). ``workers``, ``taken``:
-    the thread count and a zeroed int64[1] counter; each worker takes the next block of
-    ``MATCH_BLOCK`` matches from the counter.
+    the deals). ``workers``, ``taken``: the thread count and a zeroed int64[1] counter;
+    each worker takes the next block of ``MATCH_BLOCK`` matches from the counter.
     """
     count = deals.shape[0]
     blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
