@@ -949,6 +949,17 @@ def _narrow(stats, seats, small, counts, left, points, score, row):
         score[row, seat] = seats[0, 2, seat]
 
 
+@njit(cache=True)
+def _worker_scratch(rules, n, decks, strategies, forget, weights):
+    """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run), its
+    random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
+    for :func:`play_game` to write and :func:`_narrow` to copy."""
+    g = np.empty(G_SIZE, np.int64)
+    _prepare(g, rules, n, decks, strategies, forget, weights)
+    stream = np.empty(RNG_STATE_SIZE, np.int64)
+    return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, n), np.int64)
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_games(
     key0,
@@ -987,11 +998,7 @@ def play_random_games(
     count = left.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
-        g = np.empty(G_SIZE, np.int64)
-        stream = np.empty(RNG_STATE_SIZE, np.int64)
-        stats = np.empty((1, STATS), np.int64)
-        seats = np.empty((1, 3, n), np.int64)
-        _prepare(g, rules, n, decks, strategies, forget, weights)
+        g, stream, stats, seats = _worker_scratch(rules, n, decks, strategies, forget, weights)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
@@ -1057,11 +1064,7 @@ def play_matches(
     count = deals.shape[0]
     blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
     for _ in prange(workers):
-        g = np.empty(G_SIZE, np.int64)
-        stream = np.empty(RNG_STATE_SIZE, np.int64)
-        stats = np.empty((1, STATS), np.int64)
-        seats = np.empty((1, 3, n), np.int64)
-        _prepare(g, rules, n, decks, strategies, forget, weights)
+        g, stream, stats, seats = _worker_scratch(rules, n, decks, strategies, forget, weights)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):

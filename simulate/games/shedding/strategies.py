@@ -147,11 +147,6 @@ def _as_number(text: str, key: str, value: str) -> float:
     return number
 
 
-def describe_features() -> str:
-    """The ``weighted`` features, one per line (for help texts)."""
-    return "\n".join(f"{name}: {meaning}" for name, meaning in FEATURES.items())
-
-
 def user_strategy(function) -> StrategySpec:
     """A user strategy: a function ``choose(hand, legal, view) -> int`` (see
     ``kernel_strategies`` and ``docs/user_strategies.md``). A plain Python function is
