@@ -1,9 +1,11 @@
-"""Reading a run folder: ``run.json`` (metadata) and ``games.parquet`` (one row per game).
+"""Reading a run folder: ``run.json`` (metadata) and its records (one row per game).
 
 Reports never hold a whole run in memory: :func:`open_run` reads the metadata and the
-Parquet footer, and :func:`scan` streams the columns a report needs, a million games at a
-time and in their stored (compact) types, through accumulators that keep counts.
+manifest, and :func:`scan` streams the columns a report needs, a million games at a time
+and in their stored (compact) types, through accumulators that keep counts.
 :func:`load_run` reads a whole run into a DataFrame, for small runs and interactive use.
+The record files themselves (chunks under a manifest, or one file in a folder written
+before it) are read through :mod:`analysis.records`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from analysis.errors import ReportError
+from analysis.records import RecordFiles, record_files
+from simulate.lock import is_locked
+from simulate.results import progress_text, resume_hint
 
 #: Columns every games table must have, per game family (see the README's run format).
 REQUIRED_COLUMNS = {
@@ -33,13 +37,15 @@ REQUIRED_COLUMNS = {
 class Run:
     """One run folder, loaded.
 
-    ``meta`` is the parsed ``run.json``; ``games`` has one row per game, in game-index
-    order, with ``end`` as a plain string column.
+    ``meta`` is the parsed ``run.json``; ``games`` has one row per game (per deal in match
+    play), in the run's order, with ``end`` categorical; ``matches`` has one row per match
+    in match play, else None.
     """
 
     path: Path
     meta: dict[str, Any]
     games: pd.DataFrame
+    matches: pd.DataFrame | None = None
 
     @property
     def players(self) -> int:
@@ -48,13 +54,28 @@ class Run:
 
 
 def load_run(path: str | Path) -> Run:
-    """Load the run folder at ``path``; raise :class:`ReportError` if it is not a usable one."""
+    """Load the run folder at ``path``; raise :class:`ReportError` if it is not a usable one
+    (a damaged record file: :class:`analysis.records.DamagedRun`, naming the chunks).
+
+    A run still being played, or one that crashed, gives the games of its finished chunks
+    (``meta["status"]`` says ``running``)."""
     path = Path(path)
     if not path.is_dir():
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
-    games = _read_games(path / "games.parquet", meta["players"], family(meta["game"]))
-    return Run(path=path, meta=meta, games=games)
+    files = record_files(path, meta, "games")
+    games = _read_games(files, meta["players"], family(meta["game"]))
+    matches = record_files(path, meta, "matches")
+    return Run(path=path, meta=meta, games=games, matches=_read_matches(matches))
+
+
+def _read_matches(files: RecordFiles) -> pd.DataFrame | None:
+    if not files:
+        return None
+    try:
+        return files.read().to_pandas()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ReportError(f"{files.path}: unreadable Parquet file: {_reason(exc)}") from exc
 
 
 def _read_meta(json_path: Path) -> dict[str, Any]:
@@ -82,23 +103,22 @@ def family(game: str) -> str:
     return "beggar" if game == "beggar-my-neighbour" else "shedding"
 
 
-def _read_games(parquet_path: Path, players: int, game_family: str) -> pd.DataFrame:
-    if not parquet_path.is_file():
-        raise ReportError(f"{parquet_path}: missing (is {parquet_path.parent} a run folder?)")
+def _read_games(files: RecordFiles, players: int, game_family: str) -> pd.DataFrame:
+    if not files:
+        raise ReportError(f"{files.path}: missing (is {files.folder} a run folder?)")
     try:
-        games = pd.read_parquet(parquet_path)
+        games = files.read().to_pandas()
     except (pa.ArrowException, OSError, ValueError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ReportError(f"{parquet_path}: unreadable Parquet file: {reason}") from exc
+        raise ReportError(f"{files.path}: unreadable Parquet file: {_reason(exc)}") from exc
     missing = [c for c in REQUIRED_COLUMNS[game_family] if c not in games.columns]
     if missing:
-        raise ReportError(f"{parquet_path}: missing columns {', '.join(missing)}")
+        raise ReportError(f"{files.path}: missing columns {', '.join(missing)}")
     if games.empty:
-        raise ReportError(f"{parquet_path}: no games recorded")
+        raise ReportError(f"{files.path}: no games recorded")
     bad = (games["winner"] < -1) | (games["winner"] >= players)
     if bad.any():
         raise ReportError(
-            f"{parquet_path}: winner out of range for {players} players "
+            f"{files.path}: winner out of range for {players} players "
             f"(game {int(games.loc[bad, 'game'].iloc[0])})"
         )
     if not games["game"].is_monotonic_increasing:
@@ -133,33 +153,53 @@ class RunFolder:
         """``beggar`` or ``shedding``."""
         return family(self.meta["game"])
 
+    def records(self, kind: str = "games") -> RecordFiles:
+        """The record files of ``kind`` (``games`` or ``matches``)."""
+        return record_files(self.path, self.meta, kind)
+
     @property
     def games_path(self) -> Path:
-        return self.path / "games.parquet"
+        """What messages about the games name (``DIR/games``, or an old folder's
+        ``DIR/games.parquet``)."""
+        return self.records("games").path
 
 
 def open_run(path: str | Path) -> RunFolder:
-    """Open the run folder at ``path``: check ``run.json`` and the columns and size of
-    ``games.parquet``; raise :class:`ReportError` if it is not a usable run folder."""
+    """Open the run folder at ``path``: check ``run.json``, its status and the columns and
+    size of its games; raise :class:`ReportError` if it is not a usable run folder (one in
+    progress, one that crashed, a damaged one)."""
     path = Path(path)
     if not path.is_dir():
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
-    parquet_path = path / "games.parquet"
-    if not parquet_path.is_file():
-        raise ReportError(f"{parquet_path}: missing (is {path} a run folder?)")
+    check_status(path, meta)
+    files = record_files(path, meta, "games")
+    if not files:
+        raise ReportError(f"{files.path}: missing (is {path} a run folder?)")
     try:
-        with pq.ParquetFile(parquet_path) as parquet:
-            rows = parquet.metadata.num_rows
-            columns = tuple(parquet.schema_arrow.names)
+        rows, columns = files.metadata()
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise ReportError(f"{parquet_path}: unreadable Parquet file: {_reason(exc)}") from exc
+        raise ReportError(f"{files.path}: unreadable Parquet file: {_reason(exc)}") from exc
     missing = [c for c in REQUIRED_COLUMNS[family(meta["game"])] if c not in columns]
     if missing:
-        raise ReportError(f"{parquet_path}: missing columns {', '.join(missing)}")
+        raise ReportError(f"{files.path}: missing columns {', '.join(missing)}")
     if rows == 0:
-        raise ReportError(f"{parquet_path}: no games recorded")
+        raise ReportError(f"{files.path}: no games recorded")
     return RunFolder(path=path, meta=meta, rows=rows, columns=columns)
+
+
+def check_status(path: Path, meta: dict) -> None:
+    """Refuse a run that is still being played, or that crashed (``run.json`` says
+    ``running`` while no process holds the folder's lock), in one line."""
+    if meta.get("status") != "running":
+        return
+    done = progress_text(path, meta)
+    if is_locked(path):
+        raise ReportError(f"{path} is in progress: {done}; try again when it is done")
+    raise ReportError(
+        f"{path}: the run crashed after {done} (run.json says running, but no process is "
+        f"writing it); complete it with: {resume_hint(path, meta)}"
+    )
 
 
 def _reason(exc: BaseException) -> str:
@@ -222,26 +262,14 @@ def scan(
     accumulators = list(build())
     names = _columns(run, accumulators)
     try:
-        with pq.ParquetFile(run.games_path) as parquet:
-            _feed(run, row_group_batches(parquet, names, batch_size), accumulators)
+        _feed(run, run.records("games").batches(names, batch_size), accumulators)
     except _OutOfOrder:
         accumulators = list(build())
-        table = _read_table(run, names).sort_by("game")
+        table = read_columns(run, names).sort_by("game")
         _feed(run, table.to_batches(batch_size), accumulators)
     except (pa.ArrowException, OSError) as exc:
         raise ReportError(f"{run.games_path}: unreadable Parquet file: {_reason(exc)}") from exc
     return accumulators
-
-
-def row_group_batches(
-    parquet: pq.ParquetFile, columns: Sequence[str], batch_size: int
-) -> Iterator[pa.RecordBatch]:
-    """The ``columns`` of a Parquet file as record batches of at most ``batch_size`` rows,
-    one row group after another. (A single ``iter_batches`` over the whole file lets
-    Arrow's buffers grow with the file: 430 MB for 10⁸ games; row group by row group they
-    stay near one group's size.)"""
-    for group in range(parquet.num_row_groups):
-        yield from parquet.iter_batches(batch_size, row_groups=[group], columns=list(columns))
 
 
 def _columns(run: RunFolder, accumulators: Sequence[Accumulator]) -> list[str]:
@@ -254,9 +282,10 @@ def _columns(run: RunFolder, accumulators: Sequence[Accumulator]) -> list[str]:
     return list(wanted)
 
 
-def _read_table(run: RunFolder, names: list[str]) -> pa.Table:
+def read_columns(run: RunFolder, names: list[str]) -> pa.Table:
+    """The ``names`` columns of every game of ``run``, as one Arrow table."""
     try:
-        return pq.read_table(run.games_path, columns=names)
+        return run.records("games").read(names)
     except (pa.ArrowException, OSError) as exc:
         raise ReportError(f"{run.games_path}: unreadable Parquet file: {_reason(exc)}") from exc
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
 from analysis import plots
@@ -29,7 +28,7 @@ from analysis.describe import (
 from analysis.distribution import Distribution
 from analysis.document import Block, Chart, Heading, Paragraph, Table
 from analysis.errors import ReportError
-from analysis.load import BATCH_ROWS, RunFolder, row_group_batches
+from analysis.load import BATCH_ROWS, RunFolder
 from analysis.sections import count_text, win_table
 from analysis.stats import value_summary, wilson_interval
 
@@ -80,41 +79,38 @@ class Matches:
 
 
 def has_matches(run: RunFolder) -> bool:
-    """Whether the run folder holds ``matches.parquet``."""
-    return (run.path / MATCHES_FILE).is_file()
+    """Whether the run folder holds matches (match play)."""
+    return bool(run.records("matches"))
 
 
 def read_matches(run: RunFolder) -> Matches:
     """Read ``matches.parquet`` of ``run`` in batches (only the columns needed); raise
     :class:`ReportError` naming the file when it is unreadable, lacks a column, is empty, or
     a match's shares do not sum to 1."""
-    path = run.path / MATCHES_FILE
+    files = run.records("matches")
+    path = files.path
     players = run.players
     totals = [f"total_{s}" for s in range(players)]
     shares = [f"share_{s}" for s in range(players)]
     try:
-        with pq.ParquetFile(path) as parquet:
-            names = parquet.schema_arrow.names
-            missing = [c for c in ("match", "deals", *totals, *shares) if c not in names]
-            if missing:
-                raise ReportError(f"{path}: missing columns {', '.join(missing)}")
-            n, wins = 0, np.zeros(players)
-            dists = [Distribution.empty() for _ in range(players)]
-            deals = Distribution.empty()
-            batches = row_group_batches(parquet, ["match", "deals", *totals, *shares], BATCH_ROWS)
-            for batch in batches:
-                data = {
-                    c: batch.column(c).to_numpy(zero_copy_only=False) for c in batch.schema.names
-                }
-                share = np.stack([data[c] for c in shares], axis=1).astype(float)
-                bad = np.abs(share.sum(axis=1) - 1) > _SHARE_TOLERANCE
-                if bad.any():
-                    match = int(data["match"][np.argmax(bad)])
-                    raise ReportError(f"{path}: the shares of match {match} do not sum to 1")
-                n += len(share)
-                wins += share.sum(axis=0)
-                dists = [d + Distribution.of(data[c]) for d, c in zip(dists, totals, strict=True)]
-                deals += Distribution.of(data["deals"])
+        names = files.metadata()[1] if files else ()
+        missing = [c for c in ("match", "deals", *totals, *shares) if c not in names]
+        if missing:
+            raise ReportError(f"{path}: missing columns {', '.join(missing)}")
+        n, wins = 0, np.zeros(players)
+        dists = [Distribution.empty() for _ in range(players)]
+        deals = Distribution.empty()
+        for batch in files.batches(["match", "deals", *totals, *shares], BATCH_ROWS):
+            data = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in batch.schema.names}
+            share = np.stack([data[c] for c in shares], axis=1).astype(float)
+            bad = np.abs(share.sum(axis=1) - 1) > _SHARE_TOLERANCE
+            if bad.any():
+                match = int(data["match"][np.argmax(bad)])
+                raise ReportError(f"{path}: the shares of match {match} do not sum to 1")
+            n += len(share)
+            wins += share.sum(axis=0)
+            dists = [d + Distribution.of(data[c]) for d, c in zip(dists, totals, strict=True)]
+            deals += Distribution.of(data["deals"])
     except (pa.ArrowException, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ReportError(f"{path}: unreadable Parquet file: {reason}") from exc

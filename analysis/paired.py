@@ -25,13 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from analysis.describe import fmt_int
 from analysis.distribution import Distribution
 from analysis.errors import ReportError
-from analysis.load import BATCH_ROWS, Batch, RunFolder, row_group_batches
-from analysis.matches import MATCHES_FILE, has_matches
+from analysis.load import BATCH_ROWS, Batch, RunFolder
+from analysis.matches import has_matches
 from analysis.tally import lead_column, leaders
 from simulate.errors import CardsimError
 from simulate.games.shedding.rules import SheddingRules
@@ -196,32 +195,30 @@ def _pair_deals(
     differences = Distribution.empty()
     n = 0
     try:
-        with pq.ParquetFile(base.games_path) as fb, pq.ParquetFile(variant.games_path) as fv:
-            streams = [
-                row_group_batches(
-                    parquet,
-                    _wanted(run, [*keys, "winner", length, lead, *(["end"] if skip_ends else [])]),
-                    size,
-                )
-                for parquet, run, lead in ((fb, base, leads[0]), (fv, variant, leads[1]))
-            ]
-            for left, right in in_step(*streams):
-                b, v = _arrays(left), _arrays(right)
-                for key in keys:
-                    if not np.array_equal(b[key], v[key]):
-                        at = int(np.argmax(b[key] != v[key]))
-                        where = ", ".join(f"{k} {int(b[k][at])}" for k in keys)
-                        raise _Unpaired(f"the runs hold different deals (at {where})")
-                won_b = b["winner"] == leaders(Batch(0, b), leads[0], base.players)
-                won_v = v["winner"] == leaders(Batch(0, v), leads[1], variant.players)
-                cell = 2 * won_b.astype(np.int64) + won_v
-                first += np.bincount(cell, minlength=4)
-                keep = np.ones(len(won_b), bool)
-                if skip_ends:
-                    keep = ~_ends_in(left, skip_ends) & ~_ends_in(right, skip_ends)
-                step = np.subtract(v[length][keep], b[length][keep], dtype=np.int64)
-                differences = differences + Distribution.of(step)
-                n += len(won_b)
+        streams = [
+            run.records("games").batches(
+                _wanted(run, [*keys, "winner", length, lead, *(["end"] if skip_ends else [])]),
+                size,
+            )
+            for run, lead in ((base, leads[0]), (variant, leads[1]))
+        ]
+        for left, right in in_step(*streams):
+            b, v = _arrays(left), _arrays(right)
+            for key in keys:
+                if not np.array_equal(b[key], v[key]):
+                    at = int(np.argmax(b[key] != v[key]))
+                    where = ", ".join(f"{k} {int(b[k][at])}" for k in keys)
+                    raise _Unpaired(f"the runs hold different deals (at {where})")
+            won_b = b["winner"] == leaders(Batch(0, b), leads[0], base.players)
+            won_v = v["winner"] == leaders(Batch(0, v), leads[1], variant.players)
+            cell = 2 * won_b.astype(np.int64) + won_v
+            first += np.bincount(cell, minlength=4)
+            keep = np.ones(len(won_b), bool)
+            if skip_ends:
+                keep = ~_ends_in(left, skip_ends) & ~_ends_in(right, skip_ends)
+            step = np.subtract(v[length][keep], b[length][keep], dtype=np.int64)
+            differences = differences + Distribution.of(step)
+            n += len(won_b)
     except _Unpaired as exc:
         return None, str(exc)
     except (pa.ArrowException, OSError) as exc:
@@ -234,25 +231,26 @@ def _pair_deals(
 def _pair_matches(
     base: RunFolder, variant: RunFolder, size: int
 ) -> tuple[MatchPairs | None, str | None]:
-    paths = (base.path / MATCHES_FILE, variant.path / MATCHES_FILE)
+    files = (base.records("matches"), variant.records("matches"))
+    paths = tuple(f.path for f in files)
     n, total, squares = 0, 0.0, 0.0
     try:
-        with pq.ParquetFile(paths[0]) as fb, pq.ParquetFile(paths[1]) as fv:
-            if fb.metadata.num_rows != fv.metadata.num_rows:
-                return None, (
-                    f"the runs hold different numbers of matches "
-                    f"({fmt_int(fb.metadata.num_rows)} and {fmt_int(fv.metadata.num_rows)})"
-                )
-            streams = [row_group_batches(f, ["match", "share_0"], size) for f in (fb, fv)]
-            for left, right in in_step(*streams):
-                b, v = _arrays(left), _arrays(right)
-                if not np.array_equal(b["match"], v["match"]):
-                    at = int(np.argmax(b["match"] != v["match"]))
-                    raise _Unpaired(f"the runs hold different matches (at match {b['match'][at]})")
-                d = v["share_0"].astype(float) - b["share_0"].astype(float)
-                n += d.size
-                total += float(d.sum())
-                squares += float(np.dot(d, d))
+        rows = [f.metadata()[0] for f in files]
+        if rows[0] != rows[1]:
+            return None, (
+                f"the runs hold different numbers of matches "
+                f"({fmt_int(rows[0])} and {fmt_int(rows[1])})"
+            )
+        streams = [f.batches(["match", "share_0"], size) for f in files]
+        for left, right in in_step(*streams):
+            b, v = _arrays(left), _arrays(right)
+            if not np.array_equal(b["match"], v["match"]):
+                at = int(np.argmax(b["match"] != v["match"]))
+                raise _Unpaired(f"the runs hold different matches (at match {b['match'][at]})")
+            d = v["share_0"].astype(float) - b["share_0"].astype(float)
+            n += d.size
+            total += float(d.sum())
+            squares += float(np.dot(d, d))
     except _Unpaired as exc:
         return None, str(exc)
     except (pa.ArrowException, OSError, KeyError) as exc:

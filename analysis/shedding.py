@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
 from analysis import plots
@@ -203,7 +202,7 @@ def seat_strategies(run: RunFolder) -> list[str]:
     columns = [f"strategy_{seat}" for seat in range(run.players)]
     if not all(c in run.columns for c in columns):
         return []
-    first = pq.ParquetFile(run.games_path).iter_batches(batch_size=1, columns=columns)
+    first = run.records("games").batches(columns, 1)
     row = next(first).to_pylist()[0]
     return [str(row[c]) for c in columns]
 

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from analysis import plots
 from analysis.describe import chart_title, fmt_pct, fmt_share_pm, game_name, players_adjective
 from analysis.document import Block, Chart, Heading, Paragraph, Table
 from analysis.errors import ReportError
+from analysis.load import open_run, read_columns
 from analysis.output import write_document
 from analysis.stats import wilson_interval
 
@@ -66,13 +66,8 @@ def read_pairings(folder: Path) -> tuple[dict, list[Pairing]]:
     strategies, players = info["strategies"], info["players"]
     pairings = []
     for i, j in info["pairings"]:
-        path = folder / pairing_folder(i, j) / "games.parquet"
-        try:
-            table = pq.read_table(
-                path, columns=["winner", *(f"strategy_{s}" for s in range(players))]
-            )
-        except (OSError, ValueError) as exc:
-            raise ReportError(f"cannot read {path}: {exc}") from None
+        run = open_run(folder / pairing_folder(i, j))
+        table = read_columns(run, ["winner", *(f"strategy_{s}" for s in range(players))])
         frame = table.to_pandas()
         winner = frame["winner"].to_numpy()
         seats = np.stack([frame[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)])

@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numba
@@ -36,7 +37,7 @@ from .errors import CardsimError
 from .games.beggar.rules import BeggarRules
 from .games.registry import GameInfo, check_players, resolve_game
 from .games.shedding.rules import SheddingRules, preset
-from .results import RunWriter
+from .results import RunWriter, check_space
 from .rng import MAX_SEED
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
@@ -252,36 +253,53 @@ def play_chunks(
     request: Request,
     chunk_size: int = DEFAULT_CHUNK,
     progress: bool = False,
-    start: int = 0,
-    first_row: int = 0,
-) -> Iterator[Chunk]:
-    """Play games (matches, in match play) ``start ..`` of the request chunk by chunk.
+    spans: list[tuple[int, int]] | None = None,
+    rows_before: Callable[[int], int] | None = None,
+) -> Iterator[tuple[int, int, Chunk]]:
+    """Play the games (matches, in match play) of ``spans`` (``(first, stop)`` pairs, in
+    order; default: the whole run) chunk by chunk; yields ``(first, count, chunk)``.
 
-    ``first_row``: the ``game`` number of the first record (in match play, the deals
-    recorded before match ``start``; otherwise it is ``start``)."""
+    ``rows_before(first)``: in match play, the records (deals) that precede match
+    ``first`` outside ``spans`` (held by a resumed run); the ``game`` column numbers the
+    records of the run from 0."""
     numba.set_num_threads(request.threads)
+    spans = [(0, request.games)] if spans is None else spans
     seatings = request.seatings()
     chunk_size = max(1, chunk_size // len(seatings))
     if request.match_play:
         chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
-    row = first_row if request.match_play else start
-    with _progress_bar(request, progress, start) as advance:
-        for first, count in chunk_spans(start, request.games, chunk_size):
-            if request.game.family == "beggar":
-                chunk = _beggar_chunk(request, first, count)
-            else:
-                parts = []
-                for rotation, seating in enumerate(seatings):
-                    if request.match_play:
-                        part = _match_chunk(request, seating, first, count, row)
-                    else:
-                        part = _shedding_chunk(request, seating, first, count)
-                    parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
-                chunk = _interleave(parts, request.match_play, row)
-                if request.match_play:
-                    row += chunk.games.num_rows
-            yield chunk
-            advance(count)
+    done = request.games - sum(stop - first for first, stop in spans)
+    replayed = 0
+    with _progress_bar(request, progress, done) as advance:
+        for span_first, span_stop in spans:
+            for first, count in chunk_spans(span_first, span_stop, chunk_size):
+                row = replayed + (rows_before(first) if rows_before else 0)
+                chunk = _play_chunk(request, seatings, first, count, row)
+                replayed += chunk.games.num_rows
+                yield first, count, chunk
+                advance(count)
+
+
+def play_one(request: Request, game: int, row: int = 0) -> Chunk:
+    """The records of game (match) ``game`` alone, in every seating: what the run holds
+    for it. ``row``: the ``game`` number of its first record in match play."""
+    numba.set_num_threads(request.threads)
+    return _play_chunk(request, request.seatings(), game, 1, row)
+
+
+def _play_chunk(request: Request, seatings: list, first: int, count: int, row: int) -> Chunk:
+    """Games (matches) ``first .. first + count - 1`` in every seating; ``row``: the
+    ``game`` number of the first record in match play."""
+    if request.game.family == "beggar":
+        return _beggar_chunk(request, first, count)
+    parts = []
+    for rotation, seating in enumerate(seatings):
+        if request.match_play:
+            part = _match_chunk(request, seating, first, count, row)
+        else:
+            part = _shedding_chunk(request, seating, first, count)
+        parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
+    return _interleave(parts, request.match_play, row)
 
 
 def _beggar_chunk(request: Request, first: int, count: int) -> Chunk:
@@ -359,32 +377,43 @@ def run(
     rotate_seats: bool = False,
     progress: bool = False,
     force: bool = False,
+    skip_space_check: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
 ) -> pd.DataFrame:
     """Simulate ``games`` games and return their records as a DataFrame (one row per game).
 
-    With ``out``, also writes the run folder (``games.parquet`` and ``run.json``); a folder
-    that already holds a run is refused unless ``force``. ``strategies`` (shedding games)
-    names each seat's strategy; seats without one play ``random``. The DataFrame's
-    ``attrs`` hold the run's metadata (game, players, seed, rules...).
+    With ``out``, also writes the run folder (chunks of records under a manifest, and
+    ``run.json``); a folder that already holds a run is refused unless ``force``, and so is
+    a run whose records would not fit on the disk unless ``skip_space_check``.
+    ``strategies`` (shedding games) names each seat's strategy; seats without one play
+    ``random``. The DataFrame's ``attrs`` hold the run's metadata (game, players, seed,
+    rules...).
 
     ``rotate_seats`` plays every deal (match) once per cyclic seating of the strategies
     (the same cards: common random numbers); each record then has a ``rotation`` column.
 
     In match play (``match_deals`` or ``target_score``) ``games`` counts matches; the
     DataFrame has one row per deal, with ``match`` and ``deal`` columns, and the run folder
-    also holds ``matches.parquet``.
+    also holds the matches (one row per match).
     """
     request = make_request(game, players, games, seed, threads, rules, strategies, rotate_seats)
-    writer = RunWriter(out, force) if out is not None else None
+    writer = None
+    if out is not None:
+        if not skip_space_check:
+            check_space(Path(out), request.meta(), request.games)
+        writer = RunWriter(out, request.meta(), force=force)
     tables: list[pa.Table] = []
-    stream(
-        request,
-        writer,
-        lambda chunk: tables.append(chunk.games),
-        progress=progress,
-        chunk_size=chunk_size,
-    )
+    try:
+        stream(
+            request,
+            writer,
+            lambda chunk: tables.append(chunk.games),
+            progress=progress,
+            chunk_size=chunk_size,
+        )
+    finally:
+        if writer is not None:
+            writer.close()
     frame = pa.concat_tables(tables).to_pandas()
     frame.attrs.update(request.meta())
     return frame
@@ -401,24 +430,28 @@ def stream(
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
 
-    ``start`` skips the games (matches, in match play) before it: a resumed run's writer
-    already holds them.
+    With a writer, the games its folder lacks are played (all of them for a new run; for
+    a resumed one the unfinished tail and any chunk found damaged); without one, the games
+    (matches) from ``start`` on. ``consume`` receives the chunks in the order played.
 
     Ctrl-C and SIGTERM (in the main thread) stop the run at the end of the chunk being
     played: the chunks finished so far are kept, ``run.json`` says ``"status":
     "interrupted"``, and :class:`RunInterrupted` is raised. A second signal stops at once.
+    A full disk stops it the same way and raises :class:`.results.DiskFull`. The writer
+    keeps the folder's lock: the caller closes it.
     """
-    meta = request.meta()
     started = time.perf_counter()
+    spans = writer.todo(request.games) if writer is not None else [(start, request.games)]
+    # The chunks held before this session (a resumed run's), not those it writes.
+    rows_before = writer.manifest.rows_before if writer is not None else None
 
     def finish(status: str) -> int:
         elapsed = round(time.perf_counter() - started, 3)
-        seatings = len(request.seatings()) if request.rotate_seats else 1
-        return writer.finish({**meta, "status": status, "elapsed_s": elapsed}, seatings)
+        return writer.finish({"status": status, "elapsed_s": elapsed})
 
-    def deliver(chunk: Chunk) -> None:
+    def deliver(first: int, count: int, chunk: Chunk) -> None:
         if writer is not None:
-            writer.write(chunk.games, chunk.matches)
+            writer.write(first, count, {"games": chunk.games, "matches": chunk.matches})
         if consume is not None:
             consume(chunk)
 
@@ -429,30 +462,36 @@ def stream(
     pending: Future | None = None
     with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
-            first_row = writer.rows if writer is not None else 0
-            for chunk in play_chunks(request, chunk_size, progress, start, first_row):
+            # closing: the progress bar is gone before any message about a failure
+            with closing(play_chunks(request, chunk_size, progress, spans, rows_before)) as chunks:
+                for first, count, chunk in chunks:
+                    if pending is not None:
+                        pending.result()
+                    pending = delivery.submit(deliver, first, count, chunk)
+                    if request.threads == 1:
+                        pending.result()
+                    if stop.requested:
+                        raise KeyboardInterrupt
                 if pending is not None:
                     pending.result()
-                pending = delivery.submit(deliver, chunk)
-                if request.threads == 1:
-                    pending.result()
-                if stop.requested:
-                    raise KeyboardInterrupt
-            if pending is not None:
-                pending.result()
         except KeyboardInterrupt:
-            if pending is not None:
-                pending.exception()  # let a write in flight finish
+            _settle(pending)  # let a write in flight finish
             completed = finish("interrupted") if writer is not None else 0
             raise RunInterrupted(completed, request.games, writer and writer.folder) from None
-        except BaseException:
-            if pending is not None:
-                pending.exception()
+        except BaseException:  # a full disk (DiskFull), a user strategy's error...
+            _settle(pending)
             if writer is not None:
-                writer.discard()
+                with suppress(OSError):  # run.json then says "running": a crashed run
+                    finish("interrupted")
             raise
     if writer is not None:
         finish("complete")
+
+
+def _settle(pending: Future | None) -> None:
+    """Wait for a delivery in flight, whatever its outcome."""
+    if pending is not None:
+        pending.exception()
 
 
 class _StopRequest:

@@ -1,16 +1,28 @@
-"""A run folder on disk: ``games.parquet`` streamed chunk by chunk (and, in match play,
-``matches.parquet``), and ``run.json``.
+"""A run folder on disk, written so that a crash loses only the chunk in flight.
 
-Nothing half-written is ever left under a final name: records go to
-``games.parquet.partial`` and are renamed when the writer closes; ``run.json`` is written to
-a temporary file and renamed. An interrupted run still closes its Parquet file, so the
-chunks finished so far stay readable, and ``run.json`` says how many games it holds.
+The folder (see ``docs/results-format.md``)::
+
+    DIR/run.json          what was run, and its status: running, interrupted or complete
+    DIR/manifest.jsonl    one line per finished chunk: its games, files, sizes, checksums
+    DIR/games/<first>.parquet     a chunk's records (one row per game; per deal in matches)
+    DIR/matches/<first>.parquet   match play: a chunk's matches (one row per match)
+    DIR/.lock             held (flock) by the process writing the folder
+
+``run.json`` is written first (status ``running``), every chunk is made durable (file
+flushed, renamed, folder flushed, then its manifest line flushed) before the next is
+counted, and ``run.json`` says ``complete`` only once every chunk is. A run whose
+``run.json`` says ``running`` while nobody holds the lock has crashed; ``--resume`` (or
+``cardsim verify --repair``) plays exactly the missing chunks again, since every record is a
+pure function of (seed, game index).
+
+Folders written before the manifest (one ``games.parquet``, and ``matches.parquet``) are
+still read, and an interrupted one is resumed by turning its file into the first chunk.
 """
 
 from __future__ import annotations
 
+import errno
 import json
-import os
 import platform
 import shutil
 from datetime import UTC, datetime
@@ -20,15 +32,34 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import manifest as mf
 from .errors import CardsimError
+from .lock import LOCK_FILE, FolderLock, is_locked, lock_folder
 
-GAMES_FILE = "games.parquet"
-MATCHES_FILE = "matches.parquet"
+LEGACY_GAMES_FILE = "games.parquet"
+LEGACY_MATCHES_FILE = "matches.parquet"
 META_FILE = "run.json"
 PARTIAL_SUFFIX = ".partial"
-REPORT_FILES = ("report.html", "report.md", "charts")
-"""What a report adds to a run folder: removed when a run is overwritten."""
+FORMAT = 2
+"""``run.json``'s ``format``: 2 for a folder of chunks under a manifest (absent before)."""
+REPORT_FILES = ("report.html", "report.md", "charts", "summary.csv")
+"""What a report adds to a run folder: derived, outside the manifest, rebuilt by
+``cardsim report``; removed when a run is overwritten."""
+RUN_FILES = (
+    META_FILE,
+    mf.MANIFEST_FILE,
+    *mf.RECORD_KINDS,
+    LEGACY_GAMES_FILE,
+    LEGACY_MATCHES_FILE,
+    LEGACY_GAMES_FILE + PARTIAL_SUFFIX,
+    LEGACY_MATCHES_FILE + PARTIAL_SUFFIX,
+)
 _VERSIONED = ("cardsim", "numpy", "numba", "pandas", "pyarrow")
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class DiskFull(CardsimError):
+    """The disk filled up while a chunk was written; the finished chunks are kept."""
 
 
 def package_versions() -> dict[str, str]:
@@ -42,11 +73,9 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    temporary = path.with_name(path.name + PARTIAL_SUFFIX)
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` through a temporary file, a flush and a rename."""
+    mf.write_file(Path(path), data, durable=durable)
 
 
 def read_meta(folder: Path) -> dict:
@@ -60,7 +89,24 @@ def read_meta(folder: Path) -> dict:
 
 
 def holds_run(path: Path) -> bool:
-    return (path / META_FILE).exists() or (path / GAMES_FILE).exists()
+    """Whether ``path`` holds (some of) a run: its ``run.json`` or records."""
+    return any((path / name).exists() for name in RUN_FILES)
+
+
+def crashed(folder: Path, meta: dict) -> bool:
+    """Whether the run in ``folder`` says ``running`` while no process holds its lock."""
+    return meta.get("status") == "running" and not is_locked(folder)
+
+
+def progress_text(folder: Path, meta: dict) -> str:
+    """ "N of M games" (matches, in match play) held in finished chunks."""
+    done = mf.read_manifest(folder).completed
+    unit = "matches" if meta.get("unit") == "match" else "games"
+    return f"{done:,} of {int(meta.get('games', 0)):,} {unit}"
+
+
+def resume_hint(folder: Path, meta: dict) -> str:
+    return f"cardsim simulate {meta.get('game', 'GAME')} --out {folder} --resume"
 
 
 COUNTING_COLUMNS = ("game", "match")
@@ -68,132 +114,326 @@ COUNTING_COLUMNS = ("game", "match")
 of a million distinct numbers cost a tenth of the file and of the time to write it)."""
 
 
-def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
-    """A zstd Parquet writer: dictionary encoding for every column but the counting ones."""
-    counting = [name for name in COUNTING_COLUMNS if name in schema.names]
-    return pq.ParquetWriter(
-        path,
-        schema,
+def parquet_bytes(table: pa.Table) -> pa.Buffer:
+    """``table`` as the bytes of a Parquet file, one row group: zstd, dictionary encoding
+    for every column but the counting ones."""
+    counting = [name for name in COUNTING_COLUMNS if name in table.schema.names]
+    sink = pa.BufferOutputStream()
+    with pq.ParquetWriter(
+        sink,
+        table.schema,
         compression="zstd",
-        use_dictionary=[name for name in schema.names if name not in counting],
+        use_dictionary=[name for name in table.schema.names if name not in counting],
         column_encoding=dict.fromkeys(counting, "DELTA_BINARY_PACKED"),
-    )
+    ) as writer:
+        writer.write_table(table, row_group_size=max(1, table.num_rows))
+    return sink.getvalue()
+
+
+def part_file(kind: str, first: int) -> str:
+    """The path, relative to the run folder, of the ``kind`` file of the chunk at ``first``."""
+    return f"{kind}/{first:012d}.parquet"
 
 
 class RunWriter:
-    """Streams record tables into ``DIR/games.parquet`` and finishes with ``DIR/run.json``.
+    """Writes a run folder chunk by chunk, each chunk durable before it counts.
 
-    Creating it validates the folder: one that already holds a run is refused unless
-    ``force``, in which case the old run and its report are removed first.
+    Creating it takes the folder's lock, refuses a folder that already holds a run unless
+    ``force`` (which removes the old run and its report first), and writes ``run.json``
+    with status ``running``. ``durable=False`` skips the flushes to disk (a crash may then
+    lose more than the chunk in flight; for measuring what durability costs).
     """
 
-    def __init__(self, folder: str | Path, force: bool = False):
+    def __init__(
+        self, folder: str | Path, meta: dict, *, force: bool = False, durable: bool = True
+    ):
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
-            raise CardsimError(f"--out {self.folder} is a file, not a folder")
-        if holds_run(self.folder):
-            if not force:
-                raise CardsimError(
-                    f"{self.folder} already holds a run; choose another --out or pass --force "
-                    "to overwrite it"
-                )
-            self._remove_old_run()
+            raise CardsimError(f"{self.folder} is a file, not a folder")
+        self._lock: FolderLock | None = lock_folder(self.folder)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CardsimError(f"cannot create {self.folder}: {exc.strerror}") from None
-        self._open()
+            if holds_run(self.folder):
+                if not force:
+                    raise CardsimError(
+                        f"{self.folder} already holds a run; choose another folder, pass "
+                        "--force to overwrite it, or --resume to complete it"
+                    )
+                remove_run(self.folder)
+            self._setup(meta, mf.Manifest(), durable)
+            self._write_meta({**self.meta, "status": "running", "completed_games": 0})
+        except BaseException:
+            self.close()
+            raise
 
-    def _open(self) -> None:
-        self.partial = self.folder / (GAMES_FILE + PARTIAL_SUFFIX)
-        self.matches_partial = self.folder / (MATCHES_FILE + PARTIAL_SUFFIX)
-        self.writer: pq.ParquetWriter | None = None
-        self.matches_writer: pq.ParquetWriter | None = None
-        self.rows = 0
-        """Records written so far (games; deals in match play)."""
+    def _setup(self, meta: dict, manifest: mf.Manifest, durable: bool) -> None:
+        self.meta = {
+            **meta,
+            "format": FORMAT,
+            "created": meta.get("created") or datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        self.manifest = manifest
+        self.durable = durable
+        self.damaged: list[str] = getattr(self, "damaged", [])
+        """What :meth:`reopen` found damaged (those games are played again)."""
 
     @classmethod
-    def resume(cls, folder: str | Path) -> tuple[RunWriter, dict]:
-        """Reopen an interrupted run: returns the writer, already holding the finished
-        games (copied row group by row group into the new file), and the run's metadata."""
+    def resume(cls, folder: str | Path, *, durable: bool = True) -> tuple[RunWriter, dict]:
+        """Reopen an interrupted or crashed run to complete it: returns the writer (whose
+        :meth:`todo` names the games still to play: the unfinished tail, and the chunks
+        found damaged or missing) and the run's ``run.json``."""
+
+        def resumable(meta: dict) -> None:
+            if meta.get("status") == "complete":
+                problems = mf.check(folder, mf.read_manifest(folder), int(meta["games"]))
+                if meta.get("format") == FORMAT and problems:
+                    raise CardsimError(
+                        f"{folder} holds a complete run with damaged records: "
+                        f"{'; '.join(p.text for p in problems)}; repair with: cardsim "
+                        f"verify {folder} --repair"
+                    )
+                raise CardsimError(
+                    f"{folder} holds a complete run; nothing to resume (cardsim verify "
+                    f"{folder} checks it)"
+                )
+            if meta.get("status") not in ("interrupted", "running"):
+                raise CardsimError(
+                    f"{folder} holds a run with status {meta.get('status')!r}; only an "
+                    "interrupted or crashed run can be resumed"
+                )
+
+        writer = cls.reopen(folder, check=resumable, durable=durable)
+        try:
+            writer._write_meta({**writer.meta, "status": "running"})
+        except BaseException:
+            writer.close()
+            raise
+        return writer, writer.meta
+
+    @classmethod
+    def reopen(cls, folder: str | Path, *, check=None, durable: bool = True) -> RunWriter:
+        """Open an existing run to write into it, under its lock: a folder from before
+        the manifest is turned into chunks first, and the chunks found damaged (listed in
+        ``damaged``) are dropped from the manifest, so that :meth:`todo` names them.
+        ``check(meta)`` may refuse the run (raising) before anything is changed."""
         folder = Path(folder)
-        meta = read_meta(folder)
-        if meta.get("status") != "interrupted":
-            raise CardsimError(
-                f"{folder} holds a run with status {meta.get('status')!r}; only an "
-                "interrupted run can be resumed"
-            )
         writer = cls.__new__(cls)
         writer.folder = folder
-        writer._open()
-        sources = [
-            pq.ParquetFile(folder / name)
-            for name in (GAMES_FILE, MATCHES_FILE)
-            if (folder / name).exists()
-        ]
-        if sources:
-            games, matches = sources[0], sources[1] if len(sources) > 1 else None
-            # A chunk's games and matches are one row group each, written together.
-            for group in range(games.num_row_groups):
-                writer.write(
-                    games.read_row_group(group),
-                    matches.read_row_group(group) if matches is not None else None,
-                )
-            for source in sources:
-                source.close()
-        return writer, meta
+        writer._lock = None
+        if not (folder / META_FILE).exists():
+            raise CardsimError(f"{folder} is not a run folder (no {META_FILE})")
+        writer._lock = lock_folder(folder, create=False)
+        try:
+            meta = read_meta(folder)
+            if check is not None:
+                check(meta)
+            dropped = []
+            if meta.get("format") != FORMAT:
+                dropped = migrate_legacy(folder, meta)
+                meta = read_meta(folder)
+            manifest = mf.read_manifest(folder)
+            problems = mf.check(folder, manifest)
+            writer.damaged = dropped + [problem.text for problem in problems]
+            manifest = manifest.without([p.entry for p in problems if p.entry is not None])
+            writer._setup(meta, manifest, durable)
+            mf.rewrite(folder, manifest, durable=durable)  # drops a line cut short, if any
+        except BaseException:
+            writer.close()
+            raise
+        return writer
 
-    def _remove_old_run(self) -> None:
-        for name in (GAMES_FILE, MATCHES_FILE, META_FILE, *REPORT_FILES):
-            old = self.folder / name
-            if old.is_dir():
-                shutil.rmtree(old)
-            elif old.exists():
-                old.unlink()
+    def drop(self, firsts: set[int]) -> None:
+        """Forget the chunks that start at ``firsts`` (found wrong by a replay), so that
+        :meth:`todo` names their games."""
+        self.manifest = mf.Manifest([e for e in self.manifest.entries if e.first not in firsts])
+        mf.rewrite(self.folder, self.manifest, durable=self.durable)
 
-    def write(self, table: pa.Table, matches: pa.Table | None = None) -> None:
-        """Append one chunk of records (a row group), and in match play its matches."""
-        if matches is not None:
-            if self.matches_writer is None:
-                self.matches_writer = _parquet_writer(self.matches_partial, matches.schema)
-            self.matches_writer.write_table(matches, row_group_size=max(1, matches.num_rows))
-        if self.writer is None:
-            self.writer = _parquet_writer(self.partial, table.schema)
-        self.writer.write_table(table, row_group_size=max(1, table.num_rows))
-        self.rows += table.num_rows
+    @property
+    def rows(self) -> int:
+        """Records held so far (games; deals in match play)."""
+        return self.manifest.rows("games")
 
-    def finish(self, meta: dict, seatings: int = 1) -> int:
-        """Close the Parquet file, move it into place and write ``run.json``.
+    def todo(self, games: int) -> list[tuple[int, int]]:
+        """``(first, stop)`` of the games (matches) no finished chunk holds."""
+        return self.manifest.gaps(games)
 
-        Returns the number of games the file holds (read back from the file, so that it is
-        right even when an interruption came in the middle of a write). In match play it is
-        the number of matches (``run.json`` then also says ``completed_deals``): ``games``
-        and ``completed_games`` count what a run is asked for, so with rotated seatings
-        (``seatings`` records per game or match, written chunk by chunk) the rows are
-        divided by ``seatings``.
-        """
-        completed = 0
-        if self.writer is not None:
-            self.writer.close()
-            completed = pq.ParquetFile(self.partial).metadata.num_rows
-        extra = {}
-        if self.matches_writer is not None:
-            self.matches_writer.close()
-            extra["completed_deals"] = completed
-            completed = pq.ParquetFile(self.matches_partial).metadata.num_rows
-            os.replace(self.matches_partial, self.folder / MATCHES_FILE)
-        if self.writer is not None:
-            os.replace(self.partial, self.folder / GAMES_FILE)
-        completed //= seatings
-        meta = {**meta, "completed_games": completed, **extra, "versions": package_versions()}
-        meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
-        write_atomic(self.folder / META_FILE, (json.dumps(meta, indent=2) + "\n").encode())
+    def write(self, first: int, count: int, tables: dict[str, pa.Table]) -> None:
+        """Make one chunk durable: games (matches) ``first .. first + count - 1``, its
+        record tables by kind (``games``, and ``matches`` in match play). A full disk
+        raises :class:`DiskFull`; the chunk is then not counted and leaves no file."""
+        parts = {}
+        try:
+            for kind, table in tables.items():
+                if table is None:
+                    continue
+                data = parquet_bytes(table)
+                name = part_file(kind, first)
+                (self.folder / kind).mkdir(exist_ok=True)
+                mf.write_file(self.folder / name, data, durable=self.durable)
+                parts[kind] = mf.Part(name, table.num_rows, data.size, mf.sha256_of(data))
+            entry = mf.Entry(first, count, parts)
+            mf.append_line(self.folder, entry.to_line(), durable=self.durable)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                raise self._disk_full(count) from None
+            raise
+        self.manifest = self.manifest.with_entry(entry)
+
+    def _disk_full(self, count: int) -> DiskFull:
+        games = int(self.meta.get("games", 0))
+        done = self.manifest.completed
+        written = sum(part.bytes for e in self.manifest.entries for part in e.parts.values())
+        per_game = written / done if done else estimated_bytes_per_game(self.meta)
+        need = per_game * max(games - done, count)
+        unit = "matches" if self.meta.get("unit") == "match" else "games"
+        return DiskFull(
+            f"no space left on the device of {self.folder}: the rest of the run needs about "
+            f"{format_bytes(need)} more; the {done:,} finished {unit} are kept; free some "
+            f"space, then: {resume_hint(self.folder, self.meta)}"
+        )
+
+    def finish(self, meta: dict) -> int:
+        """Write ``run.json`` with ``meta`` and the counts of the finished chunks; returns
+        the games (matches) finished. ``meta["status"]`` is ``complete`` only when every
+        game is held."""
+        meta = {**self.meta, **meta}
+        completed = self.manifest.completed
+        if meta.get("status") == "complete" and self.todo(int(meta["games"])):
+            meta["status"] = "interrupted"
+        counts = {"completed_games": completed}
+        if meta.get("unit") == "match":
+            counts["completed_deals"] = self.rows
+        self._tidy()
+        self._write_meta({**meta, **counts})
         return completed
 
-    def discard(self) -> None:
-        """Close and delete the unfinished Parquet file (after an error)."""
-        for writer in (self.writer, self.matches_writer):
-            if writer is not None:
-                writer.close()
-        self.partial.unlink(missing_ok=True)
-        self.matches_partial.unlink(missing_ok=True)
+    def _tidy(self) -> None:
+        """Remove the chunk files no manifest line lists: a crash's half-written or
+        unlisted files, a repaired chunk's old file."""
+        listed = {part.file for entry in self.manifest.entries for part in entry.parts.values()}
+        for kind in mf.RECORD_KINDS:
+            if (self.folder / kind).is_dir():
+                for path in (self.folder / kind).iterdir():
+                    if f"{kind}/{path.name}" not in listed:
+                        path.unlink()
+
+    def _write_meta(self, meta: dict) -> None:
+        meta = {**meta, "versions": package_versions()}
+        write_atomic(
+            self.folder / META_FILE,
+            (json.dumps(meta, indent=2) + "\n").encode(),
+            durable=self.durable,
+        )
+        self.meta = {key: value for key, value in meta.items() if key != "versions"}
+
+    def close(self) -> None:
+        """Release the folder's lock (the writer cannot write any more)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+
+def remove_run(folder: Path) -> None:
+    """Remove a run's files and its report from ``folder`` (the lock file stays)."""
+    for name in (*RUN_FILES, *REPORT_FILES):
+        old = folder / name
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+
+
+def migrate_legacy(folder: Path, meta: dict) -> list[str]:
+    """Turn a run folder written before the manifest into chunks under one: its
+    ``games.parquet`` (and ``matches.parquet``) become the chunk of its finished games.
+    A file that cannot be read is dropped (its games are then played again); returns what
+    was dropped. The caller holds the folder's lock."""
+    completed = int(meta.get("completed_games", 0))
+    entry_parts, dropped = {}, []
+    for kind, legacy in (("games", LEGACY_GAMES_FILE), ("matches", LEGACY_MATCHES_FILE)):
+        path = folder / legacy
+        if completed == 0 or not path.exists():
+            continue
+        data = path.read_bytes()
+        try:
+            rows = pq.ParquetFile(pa.BufferReader(data)).metadata.num_rows
+        except (pa.ArrowException, OSError) as exc:
+            dropped.append(f"{legacy}: unreadable ({str(exc).splitlines()[0]})")
+            continue
+        name = part_file(kind, 0)
+        (folder / kind).mkdir(exist_ok=True)
+        mf.write_file(folder / name, data)
+        entry_parts[kind] = mf.Part(name, rows, len(data), mf.sha256_of(data))
+    manifest = mf.Manifest()
+    if "games" in entry_parts and not dropped:
+        manifest = manifest.with_entry(mf.Entry(0, completed, entry_parts))
+    else:
+        for kind in entry_parts:
+            (folder / part_file(kind, 0)).unlink()
+    mf.rewrite(folder, manifest)
+    write_atomic(
+        folder / META_FILE, (json.dumps({**meta, "format": FORMAT}, indent=2) + "\n").encode()
+    )
+    for legacy in (LEGACY_GAMES_FILE, LEGACY_MATCHES_FILE):
+        (folder / legacy).unlink(missing_ok=True)
+    return dropped
+
+
+BYTES_PER_GAME = {"beggar": 10.0, "shedding": 6.0, "shedding_per_seat": 4.0}
+"""Generous sizes of a record on disk, in bytes (measured: see :func:`estimated_bytes`)."""
+
+
+def estimated_bytes_per_game(meta: dict) -> float:
+    """About how many bytes a game (a match, in match play) takes on disk."""
+    players = int(meta.get("players", 2))
+    rotations = players if meta.get("rotate_seats") else 1
+    if meta.get("game") == "beggar-my-neighbour":
+        return BYTES_PER_GAME["beggar"]
+    per_record = BYTES_PER_GAME["shedding"] + BYTES_PER_GAME["shedding_per_seat"] * players
+    if meta.get("unit") == "match":
+        deals = meta.get("rules", {}).get("match_deals") or 8
+        return rotations * (per_record * deals + 4.0 * players + 8)
+    return rotations * per_record
+
+
+def estimated_bytes(meta: dict, games: int) -> int:
+    return int(estimated_bytes_per_game(meta) * games) + (1 << 20)
+
+
+def format_bytes(count: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if count < 1000 or unit == "TB":
+            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
+        count /= 1000
+    raise AssertionError
+
+
+def check_space(folder: Path, meta: dict, games: int) -> None:
+    """Refuse a run whose records would not fit on the free space of ``folder``'s disk."""
+    existing = next(path for path in (folder, *folder.parents) if path.exists())
+    free = shutil.disk_usage(existing).free
+    need = estimated_bytes(meta, games)
+    if need > free:
+        raise CardsimError(
+            f"{folder}: the run needs about {format_bytes(need)} and its disk has "
+            f"{format_bytes(free)} free; free some space, ask for fewer games, or pass "
+            "--skip-space-check to start anyway"
+        )
+
+
+__all__ = [
+    "LOCK_FILE",
+    "DiskFull",
+    "RunWriter",
+    "check_space",
+    "crashed",
+    "holds_run",
+    "read_meta",
+    "write_atomic",
+]

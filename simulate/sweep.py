@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CardsimError
-from .results import RunWriter, holds_run, read_meta, write_atomic
+from .lock import FolderInUse, is_locked, lock_folder
+from .results import RunWriter, crashed, holds_run, read_meta, write_atomic
 from .study import Cell, Study, expected_meta
 
 STUDY_COPY = "study.toml"
@@ -66,6 +67,8 @@ def plan_sweep(
     if force and resume:
         raise CardsimError("give --resume (complete the study in --out) or --force, not both")
     cells = study.cells(games, threads)
+    if is_locked(out):
+        raise FolderInUse(f"{out} is in use by another sweep; wait for it to finish")
     existing = next(path for path in (out, *out.parents) if path.exists())
     if not existing.is_dir():
         raise CardsimError(f"--out {out}: {existing} is a file, not a folder")
@@ -97,8 +100,10 @@ def _action(folder: Path, cell: Cell, games: int | None) -> str:
     status = meta.get("status")
     if status == "complete":
         return SKIP
-    if status == "interrupted":
+    if status == "interrupted" or crashed(folder, meta):
         return RESUME
+    if status == "running":
+        raise FolderInUse(f"{folder} is in use by another run; wait for it to finish")
     raise CardsimError(f"{folder} holds a run with status {status!r}; pass --force to redo it")
 
 
@@ -115,13 +120,18 @@ def run_sweep(
     Returns the comparison reports written (HTML and Markdown paths). Raises
     :class:`SweepInterrupted` when a cell is interrupted (its finished chunks are kept).
     """
+    with lock_folder(plan.out):
+        try:
+            write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
+        except OSError as exc:
+            raise CardsimError(f"cannot write into {plan.out}: {exc.strerror}") from None
+        _run_cells(plan, progress, echo, chunk_size)
+        return write_comparisons(plan, echo) if compare else []
+
+
+def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size) -> None:
     from .engine import DEFAULT_CHUNK, RunInterrupted, stream
 
-    try:
-        plan.out.mkdir(parents=True, exist_ok=True)
-        write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
-    except OSError as exc:
-        raise CardsimError(f"cannot write into {plan.out}: {exc.strerror}") from None
     total = len(plan.cells)
     for number, (cell, action) in enumerate(zip(plan.cells, plan.actions, strict=True), 1):
         folder = plan.cell_folder(cell)
@@ -129,27 +139,22 @@ def run_sweep(
         if action == SKIP:
             echo(f"{label}: complete, kept")
             continue
-        start = 0
         if action == RESUME:
-            writer, meta = RunWriter.resume(folder)
-            start = meta["completed_games"]
-            echo(f"{label}: resuming after {start:,} games")
+            writer, _ = RunWriter.resume(folder)
+            units = "matches" if cell.request.match_play else "games"
+            echo(f"{label}: resuming after {writer.manifest.completed:,} {units}")
         else:
-            writer = RunWriter(folder, force=True)
+            writer = RunWriter(folder, cell.request.meta(), force=True)
             echo(label)
-        try:
-            stream(
-                cell.request,
-                writer,
-                progress=progress,
-                start=start,
-                chunk_size=chunk_size or DEFAULT_CHUNK,
-            )
-        except RunInterrupted as exc:
-            raise SweepInterrupted(
-                f"{exc}; the finished cells are kept; resume with: {plan.resume_command()}"
-            ) from None
-    return write_comparisons(plan, echo) if compare else []
+        with writer:
+            try:
+                stream(
+                    cell.request, writer, progress=progress, chunk_size=chunk_size or DEFAULT_CHUNK
+                )
+            except RunInterrupted as exc:
+                raise SweepInterrupted(
+                    f"{exc}; the finished cells are kept; resume with: {plan.resume_command()}"
+                ) from None
 
 
 def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> list[Path]:

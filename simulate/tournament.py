@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .engine import make_request, seat_strategies, stream
 from .errors import CardsimError
-from .results import RunWriter, write_atomic
+from .lock import lock_folder
+from .results import RunWriter, holds_run, write_atomic
 
 
 def pairings(count: int, players: int) -> list[tuple[int, int]]:
@@ -59,7 +60,6 @@ def run_tournament(
         requests.append(
             make_request(game, probe.players, games, probe.seed, threads, rules, seating, True)
         )
-    writers = [RunWriter(out / f"pair-{i}-{j}", force) for i, j in played]
     info = {
         "game": probe.game.name,
         "players": probe.players,
@@ -69,8 +69,14 @@ def run_tournament(
         "strategies": names,
         "pairings": played,
     }
-    write_atomic(out / "tournament.json", (json.dumps(info, indent=2) + "\n").encode())
-    for (i, j), request, writer in zip(played, requests, writers, strict=True):
-        echo(f"{names[i]} against {probe.players - 1} x {names[j]} -> {writer.folder}")
-        stream(request, writer, progress=progress)
+    with lock_folder(out):
+        folders = [out / f"pair-{i}-{j}" for i, j in played]
+        held = [folder for folder in folders if holds_run(folder)]
+        if held and not force:
+            raise CardsimError(f"{held[0]} already holds a run; pass --force to overwrite it")
+        write_atomic(out / "tournament.json", (json.dumps(info, indent=2) + "\n").encode())
+        for (i, j), request, folder in zip(played, requests, folders, strict=True):
+            echo(f"{names[i]} against {probe.players - 1} x {names[j]} -> {folder}")
+            with RunWriter(folder, request.meta(), force=force) as writer:
+                stream(request, writer, progress=progress)
     return out

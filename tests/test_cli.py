@@ -9,14 +9,18 @@ import signal
 import subprocess
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from cli_helpers import signal_after_first_chunk
 from pandas.testing import assert_frame_equal
+from run_helpers import RUN_FOLDER, assert_intact, chunk_files
 from typer.testing import CliRunner
 
 import simulate
+from analysis.load import load_run
 from simulate.cli import app
+from simulate.manifest import read_manifest
 
 runner = CliRunner()
 
@@ -226,12 +230,14 @@ def test_script_simulate_force_and_report(cardsim_exe, tmp_path):
     )
     first = cli(cardsim_exe, *args)
     assert first.returncode == 0, first.stderr
-    assert {p.name for p in run_dir.iterdir()} == {"games.parquet", "run.json"}
-    games = pd.read_parquet(run_dir / "games.parquet")
+    assert {p.name for p in run_dir.iterdir()} == RUN_FOLDER
+    games = load_run(run_dir).games
     assert len(games) == 3000
+    assert_intact(run_dir, 3000)
     meta = json.loads((run_dir / "run.json").read_text())
     assert (meta["seed"], meta["games"], meta["status"]) == (5, 3000, "complete")
-    parquet_bytes = (run_dir / "games.parquet").read_bytes()
+    parquet_bytes = chunk_files(run_dir)
+    manifest_bytes = (run_dir / "manifest.jsonl").read_bytes()
     json_bytes = (run_dir / "run.json").read_bytes()
 
     again = cli(cardsim_exe, *args)
@@ -239,12 +245,15 @@ def test_script_simulate_force_and_report(cardsim_exe, tmp_path):
     assert "Traceback" not in again.stderr
     assert stderr_lines(again)[-1].startswith("error:")
     assert "--force" in stderr_lines(again)[-1]
-    assert (run_dir / "games.parquet").read_bytes() == parquet_bytes
+    assert chunk_files(run_dir) == parquet_bytes
+    assert (run_dir / "manifest.jsonl").read_bytes() == manifest_bytes
     assert (run_dir / "run.json").read_bytes() == json_bytes
 
     forced = cli(cardsim_exe, *args, "--force")
     assert forced.returncode == 0, forced.stderr
-    assert (run_dir / "games.parquet").read_bytes() == parquet_bytes  # same seed, same bytes
+    # same seed, same bytes: the same chunk files, and the manifest's sizes and sha256s
+    assert chunk_files(run_dir) == parquet_bytes
+    assert (run_dir / "manifest.jsonl").read_bytes() == manifest_bytes
     assert json.loads((run_dir / "run.json").read_text())["status"] == "complete"
 
     report = cli(cardsim_exe, "report", str(run_dir))
@@ -334,18 +343,22 @@ def test_script_ctrl_c_keeps_finished_chunks(cardsim_exe, tmp_path):
         # a shell without job control starts background children with SIGINT ignored
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    err = signal_after_first_chunk(proc, run_dir / "games.parquet.partial", signal.SIGINT)
+    err = signal_after_first_chunk(proc, run_dir, signal.SIGINT)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err.strip().splitlines()[-1]
-    assert not list(run_dir.glob("*.partial"))
+    assert not list(run_dir.rglob("*.partial"))
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["status"] == "interrupted"
-    rows = pq.ParquetFile(run_dir / "games.parquet").metadata.num_rows
+    manifest = assert_intact(run_dir)  # whole chunks, each listed with its checksum
+    rows = manifest.rows("games")
+    assert rows == manifest.completed
     assert rows > 0 and rows % (1 << 20) == 0 and rows < 50_000_000
+    assert all(entry.count == 1 << 20 for entry in manifest.entries)
     assert meta["completed_games"] == rows
     assert f"interrupted after {meta['completed_games']:,} of 50,000,000" in err
-    first = pd.read_parquet(run_dir / "games.parquet", filters=[("game", "<", 2000)])
+    first_chunk = run_dir / manifest.entries[0].parts["games"].file
+    first = pd.read_parquet(first_chunk, filters=[("game", "<", 2000)])
     assert_frame_equal(first, simulate.run("bmn", games=2000, seed=2))
 
 
@@ -396,19 +409,24 @@ def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    err = signal_after_first_chunk(proc, run_dir / "games.parquet.partial", signal.SIGINT)
+    err = signal_after_first_chunk(proc, run_dir, signal.SIGINT)
     assert proc.returncode == 130, err
     assert f"--out {run_dir} --resume" in err
     done = json.loads((run_dir / "run.json").read_text())["completed_games"]
     assert 0 < done < games
+    assert read_manifest(run_dir).completed == done
     resumed = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume", "--no-report")
     assert resumed.returncode == 0, resumed.stderr
     meta = json.loads((run_dir / "run.json").read_text())
     assert (meta["status"], meta["completed_games"], meta["seed"]) == ("complete", games, 4)
-    table = pq.read_table(run_dir / "games.parquet", columns=["game", "cards", "winner"])
+    manifest = assert_intact(run_dir, games)
+    table = pa.concat_tables(
+        pq.read_table(run_dir / part.file, columns=["game", "cards", "winner"])
+        for part in manifest.parts("games")
+    )
     assert table["game"].to_pylist() == list(range(games))
     fresh = simulate.run("bmn", games=games, seed=4)
     assert table["cards"].to_pylist() == fresh["cards"].tolist()
     assert table["winner"].to_pylist() == fresh["winner"].tolist()
     again = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume")
-    assert again.returncode == 2 and "only an interrupted run" in again.stderr
+    assert again.returncode == 2 and "holds a complete run; nothing to resume" in again.stderr

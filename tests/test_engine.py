@@ -14,10 +14,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from pandas.testing import assert_frame_equal
+from run_helpers import RUN_FOLDER, assert_intact, assert_same_bytes, chunk_files, completed
 
 import simulate
+from analysis.load import load_run
 from simulate import engine
 from simulate.errors import CardsimError
+from simulate.manifest import read_manifest
 from simulate.results import RunWriter
 from simulate.rng import MAX_SEED
 
@@ -83,11 +86,16 @@ def test_same_seed_same_parquet_bytes_and_other_seed_differs(tmp_path):
     a = simulate.run(GAME, games=5_000, seed=21, out=tmp_path / "a", chunk_size=2_000)
     b = simulate.run(GAME, games=5_000, seed=21, out=tmp_path / "b", chunk_size=2_000)
     assert_frame_equal(a, b)
-    bytes_a = (tmp_path / "a" / "games.parquet").read_bytes()
-    bytes_b = (tmp_path / "b" / "games.parquet").read_bytes()
-    assert bytes_a == bytes_b
-    # the file holds what the API returned
-    assert_frame_equal(pd.read_parquet(tmp_path / "a" / "games.parquet"), a)
+    # the same chunk files with the same bytes, and the same manifest (sizes, sha256s)
+    assert_same_bytes(tmp_path / "a", tmp_path / "b")
+    assert list(chunk_files(tmp_path / "a")) == [
+        "games/000000000000.parquet",
+        "games/000000002000.parquet",
+        "games/000000004000.parquet",
+    ]
+    # the files hold what the API returned
+    assert_frame_equal(load_run(tmp_path / "a").games, a)
+    assert_frame_equal(load_run(tmp_path / "a").games, load_run(tmp_path / "b").games)
 
     other = simulate.run(GAME, games=5_000, seed=22)
     assert not a["cards"].equals(other["cards"])
@@ -108,8 +116,9 @@ def test_run_json_describes_the_run(tmp_path):
         rules={"time_limit": 400, "penalties.A": 5},
         chunk_size=1_000,
     )
-    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "run.json"]
+    assert {p.name for p in out.iterdir()} == RUN_FOLDER
     meta = json.loads((out / "run.json").read_text())
+    assert meta["format"] == 2
     assert meta["game"] == GAME
     assert meta["players"] == 3
     assert meta["seed"] == 314
@@ -127,9 +136,17 @@ def test_run_json_describes_the_run(tmp_path):
     # the DataFrame carries the same request
     for key in ("game", "players", "seed", "games", "rules"):
         assert frame.attrs[key] == meta[key]
-    table = pq.read_table(out / "games.parquet")
-    assert table.num_rows == 2_500
-    assert table.column_names == BASE_COLUMNS + held_columns(3)
+    manifest = assert_intact(out, 2_500)
+    assert [(entry.first, entry.count) for entry in manifest.entries] == [
+        (0, 1_000),
+        (1_000, 1_000),
+        (2_000, 500),
+    ]
+    for entry in manifest.entries:
+        table = pq.read_table(out / entry.parts["games"].file)
+        assert table.num_rows == entry.parts["games"].rows == entry.count
+        assert table.column_names == BASE_COLUMNS + held_columns(3)
+    assert manifest.rows("games") == 2_500
 
 
 def test_default_rules_recorded(tmp_path):
@@ -142,19 +159,21 @@ def test_default_rules_recorded(tmp_path):
 def test_existing_run_refused_without_force_and_overwritten_with_it(tmp_path):
     out = tmp_path / "run"
     simulate.run(GAME, games=2_000, seed=1, out=out)
-    parquet_before = (out / "games.parquet").read_bytes()
+    files_before = chunk_files(out)
+    manifest_before = (out / "manifest.jsonl").read_bytes()
     json_before = (out / "run.json").read_bytes()
 
     with pytest.raises(CardsimError, match="already holds a run"):
         simulate.run(GAME, games=3_000, seed=2, out=out)
-    assert (out / "games.parquet").read_bytes() == parquet_before
+    assert chunk_files(out) == files_before
+    assert (out / "manifest.jsonl").read_bytes() == manifest_before
     assert (out / "run.json").read_bytes() == json_before
 
     again = simulate.run(GAME, games=3_000, seed=2, out=out, force=True)
     meta = json.loads((out / "run.json").read_text())
     assert meta["seed"] == 2 and meta["games"] == meta["completed_games"] == 3_000
-    assert_frame_equal(pd.read_parquet(out / "games.parquet"), again)
-    assert not list(out.glob("*.partial"))
+    assert_frame_equal(load_run(out).games, again)
+    assert_intact(out, 3_000)  # no chunk of the old run is left, no *.partial file
 
 
 def test_out_that_is_a_file_is_refused(tmp_path):
@@ -304,16 +323,20 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
         if len(seen) == 3:
             raise KeyboardInterrupt
 
-    with pytest.raises(engine.RunInterrupted) as info:
-        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
+    with (
+        RunWriter(out, request.meta()) as writer,
+        pytest.raises(engine.RunInterrupted) as info,
+    ):
+        engine.stream(request, writer, consume, chunk_size=1000)
 
     # stream writes each chunk before handing it to consume, so the chunk during which
-    # the interrupt came is already in the file: 3 chunks of 1000.
+    # the interrupt came is already in the folder: 3 chunks of 1000.
     written = 3 * 1000
     assert info.value.completed == written
     assert info.value.games == 10_000
-    assert not list(out.glob("*.partial"))
-    kept = pd.read_parquet(out / "games.parquet")
+    assert completed(out) == written
+    assert len(assert_intact(out).entries) == 3  # and no *.partial file anywhere
+    kept = load_run(out).games
     assert len(kept) == written
     assert kept["game"].tolist() == list(range(written))
     meta = json.loads((out / "run.json").read_text())
@@ -326,7 +349,7 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
 
     # the interrupted folder holds a run: it is protected like a finished one
     with pytest.raises(CardsimError, match="already holds a run"):
-        RunWriter(out)
+        RunWriter(out, request.meta())
 
 
 def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
@@ -347,13 +370,16 @@ def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
     monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
     request = engine.make_request(GAME, players=2, games=10_000, seed=8)
-    with pytest.raises(engine.RunInterrupted) as info:
-        engine.stream(request, RunWriter(out), None, chunk_size=1000)
-    rows = pq.ParquetFile(out / "games.parquet").metadata.num_rows
+    with (
+        RunWriter(out, request.meta()) as writer,
+        pytest.raises(engine.RunInterrupted) as info,
+    ):
+        engine.stream(request, writer, None, chunk_size=1000)
+    rows = assert_intact(out).rows("games")  # the chunks listed, each whole; no *.partial
     assert rows in (2_000, 3_000)
     meta = json.loads((out / "run.json").read_text())
-    assert info.value.completed == rows == meta["completed_games"]
-    assert not list(out.glob("*.partial"))
+    assert info.value.completed == rows == meta["completed_games"] == completed(out)
+    assert meta["status"] == "interrupted"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -361,32 +387,50 @@ def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, 
     from simulate import results
 
     real_writer = results.pq.ParquetWriter
+    opened = []
 
     class SignalledWriter(real_writer):
+        # every chunk opens a writer of its own: the signal comes while the first opens (a
+        # signal at every chunk would be a second signal, which stops the run at once)
         def __init__(self, *args, **kwargs):
-            os.kill(os.getpid(), signum)
+            if not opened:
+                os.kill(os.getpid(), signum)
+            opened.append(True)
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
     request = engine.make_request(GAME, players=2, games=3_000, seed=8)
-    with pytest.raises(engine.RunInterrupted):
-        engine.stream(request, RunWriter(out), None, chunk_size=1000)
+    with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):
+        engine.stream(request, writer, None, chunk_size=1000)
     meta = json.loads((out / "run.json").read_text())
     assert meta["status"] == "interrupted"
     assert meta["completed_games"] in (1000, 2000)
-    assert not list(out.glob("*.partial"))
+    assert completed(out) == meta["completed_games"]
+    assert not list(out.rglob("*.partial"))
+    assert_intact(out)
 
 
 def test_an_error_leaves_no_partial_file(tmp_path):
+    """An error mid-run (not an interrupt) keeps the finished chunks, listed in the
+    manifest, and leaves no half-written file; run.json says interrupted."""
+
     def consume(chunk):
         raise RuntimeError("disk full")
 
     out = tmp_path / "run"
     request = engine.make_request(GAME, players=2, games=3_000, seed=8)
-    with pytest.raises(RuntimeError):
-        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
-    assert list(out.iterdir()) == []
+    with RunWriter(out, request.meta()) as writer, pytest.raises(RuntimeError):
+        engine.stream(request, writer, consume, chunk_size=1000)
+    assert not list(out.rglob("*.partial"))
+    # the first chunk was written before consume failed on it; no other was delivered
+    manifest = assert_intact(out)
+    assert [(entry.first, entry.count) for entry in manifest.entries] == [(0, 1000)]
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["completed_games"] == completed(out) == 1000
+    full = simulate.run(GAME, players=2, games=3_000, seed=8)
+    assert_frame_equal(load_run(out).games, full.iloc[:1000])
 
 
 def test_force_removes_the_old_report(tmp_path):
@@ -395,7 +439,7 @@ def test_force_removes_the_old_report(tmp_path):
     (out / "report.md").write_text("old report")
     (out / "charts").mkdir()
     simulate.run(GAME, games=500, seed=2, out=out, force=True)
-    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "run.json"]
+    assert {p.name for p in out.iterdir()} == RUN_FOLDER
 
 
 def test_resume_completes_an_interrupted_run(tmp_path):
@@ -406,18 +450,23 @@ def test_resume_completes_an_interrupted_run(tmp_path):
         if chunk.games["game"][0].as_py() == 4_000:
             raise KeyboardInterrupt
 
-    with pytest.raises(engine.RunInterrupted):
-        engine.stream(request, RunWriter(out), consume, chunk_size=1000)
+    with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):
+        engine.stream(request, writer, consume, chunk_size=1000)
+    stopped = json.loads((out / "run.json").read_text())
+    assert stopped["status"] == "interrupted" and completed(out) == 5_000
     writer, meta = RunWriter.resume(out)
-    assert meta["completed_games"] == 5_000
-    resumed = engine.request_from_meta(meta)
-    assert resumed == engine.make_request(GAME, 3, 10_000, 21, resumed.threads, request.rules)
-    engine.stream(resumed, writer, chunk_size=3000, start=meta["completed_games"])
+    with writer:
+        assert meta["completed_games"] == 5_000
+        assert writer.todo(10_000) == [(5_000, 10_000)]
+        resumed = engine.request_from_meta(meta)
+        assert resumed == engine.make_request(GAME, 3, 10_000, 21, resumed.threads, request.rules)
+        engine.stream(resumed, writer, chunk_size=3000)
     full = simulate.run(GAME, players=3, games=10_000, seed=21)
-    assert_frame_equal(pd.read_parquet(out / "games.parquet"), full)
+    assert_frame_equal(load_run(out).games, full)
+    assert_intact(out, 10_000)
     final = json.loads((out / "run.json").read_text())
     assert final["status"] == "complete" and final["completed_games"] == 10_000
-    with pytest.raises(CardsimError, match="only an interrupted run can be resumed"):
+    with pytest.raises(CardsimError, match="holds a complete run; nothing to resume"):
         RunWriter.resume(out)
 
 
@@ -482,7 +531,8 @@ def test_one_thread_writes_each_chunk_before_playing_the_next(tmp_path, monkeypa
     monkeypatch.setattr(RunWriter, "write", logged_write)
     monkeypatch.setattr(engine, "play_chunks", logged_play)
     request = engine.make_request(game, players=3, games=3_000, seed=2, threads=1)
-    engine.stream(request, RunWriter(tmp_path / "run"), chunk_size=1_000)
+    with RunWriter(tmp_path / "run", request.meta()) as writer:
+        engine.stream(request, writer, chunk_size=1_000)
     chunks = events.count("played")
     assert chunks > 2
     assert events == ["played", "write", "written", "play"] * chunks
@@ -490,11 +540,17 @@ def test_one_thread_writes_each_chunk_before_playing_the_next(tmp_path, monkeypa
 
 def test_counting_columns_are_delta_encoded(tmp_path):
     simulate.run("pis-yedili", players=3, games=2_000, seed=3, out=tmp_path / "run")
+    manifest = read_manifest(tmp_path / "run")
     for name in ("games", "matches"):
-        meta = pq.ParquetFile(tmp_path / "run" / f"{name}.parquet").metadata
-        columns = meta.row_group(0)
-        for k in range(columns.num_columns):
-            column = columns.column(k)
-            counting = column.path_in_schema in ("game", "match")
-            assert ("DELTA_BINARY_PACKED" in column.encodings) == counting, column.path_in_schema
-            assert column.dictionary_page_offset is not None or counting, column.path_in_schema
+        parts = manifest.parts(name)
+        assert parts and len(parts) == len(manifest.entries)
+        for part in parts:
+            meta = pq.ParquetFile(tmp_path / "run" / part.file).metadata
+            assert meta.num_row_groups == 1
+            columns = meta.row_group(0)
+            for k in range(columns.num_columns):
+                column = columns.column(k)
+                where = (part.file, column.path_in_schema)
+                counting = column.path_in_schema in ("game", "match")
+                assert ("DELTA_BINARY_PACKED" in column.encodings) == counting, where
+                assert column.dictionary_page_offset is not None or counting, where

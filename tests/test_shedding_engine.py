@@ -2,11 +2,13 @@
 
 import json
 
-import pandas as pd
 import pytest
+from pandas.testing import assert_frame_equal
+from run_helpers import assert_intact, completed
 from typer.testing import CliRunner
 
 import simulate
+from analysis.load import load_run
 from simulate.cli import app
 from simulate.errors import CardsimError
 from simulate.games.shedding import reference
@@ -49,13 +51,18 @@ def test_run_records_equal_the_reference_across_chunks(name):
 )
 def test_match_runs_equal_the_reference(tmp_path, name, overrides, players):
     """Match play in bulk: one record per deal tagged with match and deal, then one row per
-    match in matches.parquet, equal to reference.play_match across chunks."""
+    match in the run folder's matches, equal to reference.play_match across chunks."""
     strategies = ["first", "uniform", "random", "random"][:players]
     out = tmp_path / "run"
     frame = simulate.run(
         name, players, 30, 5, rules=overrides, strategies=strategies, out=out, chunk_size=40
     )
-    matches = pd.read_parquet(out / "matches.parquet")
+    run = load_run(out)
+    matches = run.matches
+    assert_frame_equal(run.games, frame)
+    manifest = assert_intact(out, 30)
+    assert len(manifest.entries) > 1  # across chunks
+    assert manifest.rows("matches") == 30 and manifest.rows("games") == len(frame)
     meta = json.loads((out / "run.json").read_text())
     assert (meta["unit"], meta["completed_games"], meta["completed_deals"]) == (
         "match",
@@ -100,15 +107,21 @@ def test_an_interrupted_match_run_resumes_to_the_same_records(tmp_path):
         if chunk.matches["match"][0].as_py() == 200:
             raise KeyboardInterrupt
 
-    with pytest.raises(engine.RunInterrupted):
-        engine.stream(request, RunWriter(out), consume, chunk_size=400)
+    with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):
+        engine.stream(request, writer, consume, chunk_size=400)
+    stopped = json.loads((out / "run.json").read_text())
+    assert stopped["completed_games"] == 300 and stopped["status"] == "interrupted"
+    assert completed(out) == 300
     writer, meta = RunWriter.resume(out)
-    assert meta["completed_games"] == 300 and meta["status"] == "interrupted"
-    engine.stream(engine.request_from_meta(meta), writer, chunk_size=1200, start=300)
+    with writer:
+        assert meta["completed_games"] == 300 and writer.todo(900) == [(300, 900)]
+        engine.stream(engine.request_from_meta(meta), writer, chunk_size=1200)
     full = tmp_path / "full"
     simulate.run("pis-yedili", 3, 900, 17, rules={"target_score": 80}, out=full)
-    for name in ("games.parquet", "matches.parquet"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / name), pd.read_parquet(full / name))
+    assert_intact(out, 900)
+    resumed, whole = load_run(out), load_run(full)
+    assert_frame_equal(resumed.games, whole.games)
+    assert_frame_equal(resumed.matches, whole.matches)
 
 
 def test_rule_overrides_reach_the_kernel():
@@ -214,14 +227,18 @@ def test_a_rotated_run_counts_its_games_not_its_records(tmp_path):
         if chunk.matches["match"][0].as_py() == 200:
             raise KeyboardInterrupt
 
-    with pytest.raises(engine.RunInterrupted):
-        engine.stream(request, RunWriter(out), consume, chunk_size=2400)  # 200 matches
+    with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):
+        engine.stream(request, writer, consume, chunk_size=2400)  # 200 matches
+    assert completed(out) == 400
     writer, meta = RunWriter.resume(out)
-    assert meta["completed_games"] == 400 and meta["rotate_seats"] is True
-    engine.stream(engine.request_from_meta(meta), writer, chunk_size=2400, start=400)
+    with writer:
+        assert meta["completed_games"] == 400 and meta["rotate_seats"] is True
+        engine.stream(engine.request_from_meta(meta), writer, chunk_size=2400)
     meta = json.loads((out / "run.json").read_text())
     assert meta["completed_games"] == 600 and meta["completed_deals"] == 600 * 4 * 3
+    assert completed(out) == 600 and assert_intact(out, 600).rows("games") == 600 * 4 * 3
     full = tmp_path / "full"
     simulate.run("pis-yedili", 3, 600, 4, strategies=seats, rotate_seats=True, out=full)
-    for name in ("games.parquet", "matches.parquet"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / name), pd.read_parquet(full / name))
+    resumed, whole = load_run(out), load_run(full)
+    assert_frame_equal(resumed.games, whole.games)
+    assert_frame_equal(resumed.matches, whole.matches)

@@ -9,13 +9,14 @@ import signal
 import subprocess
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from cli_helpers import signal_after_first_chunk
 from pandas.testing import assert_frame_equal
+from run_helpers import RUN_FOLDER, assert_intact, assert_same_bytes, chunk_files, completed
 from typer.testing import CliRunner
 
 import simulate
+from analysis.load import load_run
 from simulate import engine
 from simulate.cli import app
 from simulate.errors import CardsimError
@@ -232,14 +233,17 @@ def test_sweep_writes_a_run_folder_per_cell_with_common_random_numbers(tmp_path)
     assert result.exit_code == 0, result.output
     assert (out / "study.toml").read_text() == SMALL
     cells = ["base-3p", "own-3p", "base-4p", "own-4p"]
-    assert sorted(p.name for p in out.iterdir()) == sorted([*cells, "study.toml"])
+    # the study folder: its cells, its copy of the study, and its lock file
+    assert {p.name for p in out.iterdir()} == {*cells, "study.toml", ".lock"}
     for cell in cells:
         meta = json.loads((out / cell / "run.json").read_text())
         assert (meta["seed"], meta["games"], meta["status"]) == (5, 1500, "complete")
         assert meta["rules"]["wild_mode"] == ("own_suit" if cell.startswith("own") else "any")
-    base = pd.read_parquet(out / "base-4p" / "games.parquet")
+        assert {p.name for p in (out / cell).iterdir()} == RUN_FOLDER
+        assert_intact(out / cell, 1500)
+    base = load_run(out / "base-4p").games
     assert_frame_equal(base, simulate.run("crazy-eights-plain", players=4, games=1500, seed=5))
-    own = pd.read_parquet(out / "own-4p" / "games.parquet")
+    own = load_run(out / "own-4p").games
     assert not own.equals(base)
     # common random numbers: game i of both variants starts from the same deal
     rules = load_study(study).variant_rules(load_study(study).variants[1])
@@ -257,28 +261,38 @@ def test_sweep_games_override_and_identical_variants_give_identical_records(tmp_
     out = tmp_path / "out"
     result = invoke("sweep", write(tmp_path, text), "--out", out, "--games", 700, "--no-report")
     assert result.exit_code == 0, result.output
-    first = pd.read_parquet(out / "base-3p" / "games.parquet")
-    assert len(first) == 700
-    assert_frame_equal(first, pd.read_parquet(out / "own-3p" / "games.parquet"))
+    first = load_run(out / "base-3p").games
+    assert len(first) == 700 and completed(out / "base-3p") == 700
+    assert_frame_equal(first, load_run(out / "own-3p").games)
 
 
 def test_sweep_refuses_a_used_folder_then_force_overwrites(tmp_path):
     study = write(tmp_path, SMALL.replace("[3, 4]", "3"))
     out = tmp_path / "out"
     assert invoke("sweep", study, "--out", out, "--games", 300, "--no-report").exit_code == 0
-    before = (out / "base-3p" / "games.parquet").read_bytes()
+    before = chunk_files(out / "base-3p")
     line = one_error(invoke("sweep", study, "--out", out, "--games", 300, "--no-report"))
     assert "already holds a study" in line and "--resume" in line and "--force" in line
     line = one_error(invoke("sweep", study, "--out", out, "--resume", "--no-report"))
     assert "games 300, not 1500" in line and "--games" in line
     result = invoke("sweep", study, "--out", out, "--games", 400, "--force", "--no-report")
     assert result.exit_code == 0, result.output
-    assert len(pd.read_parquet(out / "base-3p" / "games.parquet")) == 400
-    assert (out / "base-3p" / "games.parquet").read_bytes() != before
+    assert len(load_run(out / "base-3p").games) == 400
+    assert_intact(out / "base-3p", 400)
+    assert chunk_files(out / "base-3p") != before
     line = one_error(invoke("sweep", study, "--out", out, "--force", "--resume"))
     assert "not both" in line
     line = one_error(invoke("sweep", study, "--out", tmp_path / "fresh", "--resume"))
     assert "no study to resume" in line and not (tmp_path / "fresh").exists()
+
+
+def written_times(folder: Path) -> dict[str, int]:
+    """The modification time of each record file, manifest and run.json of a run folder."""
+    return {
+        path.relative_to(folder).as_posix(): path.stat().st_mtime_ns
+        for path in folder.rglob("*")
+        if path.is_file() and path.name != ".lock"
+    }
 
 
 def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
@@ -304,12 +318,14 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
     assert not (out / "base-4p").exists()
     monkeypatch.setattr(engine, "stream", real_stream)
 
-    kept = (out / "base-3p" / "games.parquet").stat().st_mtime_ns
+    assert completed(out / "own-3p") == 500
+    kept = written_times(out / "base-3p")
+    assert any(name.startswith("games/") for name in kept)
     plan = plan_sweep(study, out, games=1200, threads=1, resume=True)
     assert plan.actions == [SKIP, RESUME, RUN, RUN]
     run_sweep(plan, progress=False, compare=False, echo=lambda line: None, chunk_size=500)
-    assert (out / "base-3p" / "games.parquet").stat().st_mtime_ns == kept
-    resumed = pd.read_parquet(out / "own-3p" / "games.parquet")
+    assert written_times(out / "base-3p") == kept
+    resumed = load_run(out / "own-3p").games
     fresh = simulate.run(
         "crazy-eights-plain", players=3, games=1200, seed=5, rules={"wild_mode": "own_suit"}
     )
@@ -372,9 +388,7 @@ def test_seats_is_a_comma_list_of_strategies(tmp_path):
     assert repeated.exit_code == 0, repeated.output
     meta = json.loads((tmp_path / "a" / "run.json").read_text())
     assert meta["strategies"] == ["first", "uniform", "random"]
-    assert (tmp_path / "a" / "games.parquet").read_bytes() == (
-        tmp_path / "b" / "games.parquet"
-    ).read_bytes()
+    assert_same_bytes(tmp_path / "a", tmp_path / "b")
     line = one_error(invoke(*args, "--seats", "first", "--strategy", "first"))
     assert "not both" in line
     assert "'clever'" in one_error(invoke(*args, "--seats", "first,clever"))
@@ -388,7 +402,7 @@ def test_report_is_written_unless_no_report(tmp_path):
     assert (tmp_path / "with" / "report.html").exists()
     assert (tmp_path / "with" / "report.md").exists()
     assert invoke(*args, "--out", tmp_path / "without", "--no-report").exit_code == 0
-    assert {p.name for p in (tmp_path / "without").iterdir()} == {"games.parquet", "run.json"}
+    assert {p.name for p in (tmp_path / "without").iterdir()} == RUN_FOLDER
 
 
 def test_resume_refuses_settings_of_its_own(tmp_path):
@@ -411,7 +425,7 @@ def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cards
         stderr=subprocess.PIPE,
         text=True,
     )
-    err = signal_after_first_chunk(proc, out / "base-3p" / "games.parquet.partial", signal.SIGTERM)
+    err = signal_after_first_chunk(proc, out / "base-3p", signal.SIGTERM)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
@@ -419,6 +433,8 @@ def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cards
     meta = json.loads((out / "base-3p" / "run.json").read_text())
     assert meta["status"] == "interrupted"
     assert meta["completed_games"] % (1 << 20) == 0 and 0 < meta["completed_games"] < games
+    assert completed(out / "base-3p") == meta["completed_games"]
+    assert_intact(out / "base-3p")  # whole chunks, each listed with its checksum
     assert f"interrupted after {meta['completed_games']:,} of {games:,}" in last
     assert not list(out.rglob("*.partial")) and not (out / "own-3p").exists()
 
@@ -442,6 +458,4 @@ def test_seats_keep_the_parameters_of_a_strategy_spec(tmp_path):
         == json.loads((tmp_path / "b" / "run.json").read_text())["strategies"][:2]
     )
     assert len(meta["strategies"]) == 3
-    assert (tmp_path / "a" / "games.parquet").read_bytes() == (
-        tmp_path / "b" / "games.parquet"
-    ).read_bytes()
+    assert_same_bytes(tmp_path / "a", tmp_path / "b")

@@ -3,9 +3,10 @@
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
+from run_helpers import completed
 
+from analysis.load import load_run
 from analysis.tournament import (
     Pairing,
     luce_strengths,
@@ -53,8 +54,9 @@ def test_tournament_runs_and_report(tmp_path):
     assert info["strategies"] == ["random", "first", "uniform"]
     assert len(found) == 6
     for (i, j), pairing in zip(info["pairings"], found, strict=True):
-        games = pd.read_parquet(out / f"pair-{i}-{j}" / "games.parquet")
+        games = load_run(out / f"pair-{i}-{j}").games
         assert len(games) == 900  # 300 deals, once per seat of the single strategy
+        assert completed(out / f"pair-{i}-{j}") == 300
         seat_of_a = [
             [s for s in range(3) if row[f"strategy_{s}"] == pairing.a]
             for _, row in games.iterrows()
