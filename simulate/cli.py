@@ -177,15 +177,26 @@ def simulate(
     report_: ReportOpt = True,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
     resume: Annotated[
-        bool, typer.Option(help="Complete the interrupted run in --out (its own settings).")
+        bool,
+        typer.Option(
+            help="Complete the interrupted or crashed run in --out (its own settings), "
+            "playing again any chunk found damaged."
+        ),
+    ] = False,
+    skip_space_check: Annotated[
+        bool,
+        typer.Option(
+            "--skip-space-check",
+            help="Start even when the records' estimated size exceeds the disk's free space.",
+        ),
     ] = False,
 ):
-    """Play many games and write DIR/games.parquet (one row per game), DIR/run.json and
-    (unless --no-report) the report."""
+    """Play many games and write the run folder: DIR/run.json, the records chunk by chunk
+    (DIR/games/, one row per game) under DIR/manifest.jsonl, and (unless --no-report) the
+    report."""
     from .games.registry import resolve_game
 
     strategies = seat_list(strategy, seats)
-    start = 0
     if resume:
         given = {
             "--players": players,
@@ -205,14 +216,20 @@ def simulate(
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
         from .engine import request_from_meta
-        from .results import RunWriter
+        from .results import RunWriter, crashed, progress_text, read_meta
 
         info = resolve_game(game)
-        writer, meta = RunWriter.resume(out)
+        meta = read_meta(out)
         request = request_from_meta(meta, threads)
         if request.game != info:
             raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
-        start = meta["completed_games"]
+        was_crashed = crashed(out, meta)
+        writer, meta = RunWriter.resume(out)
+        done = progress_text(out, meta)
+        if was_crashed:
+            typer.echo(f"{out}: the run crashed after {done}; completing it", err=True)
+        for problem in writer.damaged:
+            typer.echo(f"{out}: damaged, played again: {problem}", err=True)
     else:
         # The game, its rules and the player count are checked before the engine (and
         # numba) is imported: most mistakes are reported in a fifth of a second.
@@ -239,29 +256,34 @@ def simulate(
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
-        writer = RunWriter(out, force)
-    run_and_report(request, writer, out, start, report_)
+        if not skip_space_check:
+            from .results import check_space
+
+            check_space(out, request.meta(), request.games)
+        writer = RunWriter(out, request.meta(), force=force)
+    with writer:
+        run_and_report(request, writer, out, report_)
 
 
-def run_and_report(request, writer, out: Path, start: int, report_: bool) -> None:
+def run_and_report(request, writer, out: Path, report_: bool) -> None:
     """Stream a run into its folder, then (``report_``) write its report."""
     from .engine import RunInterrupted, stream
 
     units = "matches" if request.match_play else "games"
     typer.echo(
         f"{request.game.title}: {request.games:,} {units}, {request.players} players, "
-        f"seed {request.seed}, {request.threads} threads -> {out}",
+        f"seed {request.seed}, {_count(request.threads, 'thread')} -> {out}",
         err=True,
     )
     try:
-        stream(request, writer, progress=True, start=start)
+        stream(request, writer, progress=True)
     except RunInterrupted as exc:
         typer.echo(
             f"{exc}; resume with: cardsim simulate {request.game.name} --out {out} --resume",
             err=True,
         )
         raise typer.Exit(130) from None
-    typer.echo(f"wrote {out / 'games.parquet'} and {out / 'run.json'}")
+    typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
     if report_:
         from analysis.report import write_report
 
@@ -370,7 +392,11 @@ def compare(
         raise CardsimError("this installation has no comparison reports (analysis.compare)")
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    for path in write_comparison(run_dirs, out, names=names, base=index, title=title):
+    from .lock import lock_folder
+
+    with lock_folder(out):
+        written = write_comparison(run_dirs, out, names=names, base=index, title=title)
+    for path in written:
         typer.echo(f"wrote {path}")
 
 
@@ -471,8 +497,80 @@ def report(
     """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts."""
     from analysis.report import write_report
 
-    html_path, md_path = write_report(run_dir, top=top)
+    with folder_lock(run_dir):
+        html_path, md_path = write_report(run_dir, top=top)
     typer.echo(f"wrote {html_path} and {md_path}")
+
+
+def folder_lock(folder: Path):
+    """The lock of an existing run folder; one in use by a run in progress is refused as
+    "in progress: N of M games"."""
+    from contextlib import nullcontext
+
+    from .lock import FolderInUse, lock_folder
+    from .results import META_FILE, progress_text, read_meta
+
+    if not (folder / META_FILE).is_file():
+        return nullcontext()  # not a run: the reader names what is missing, nothing written
+    try:
+        return lock_folder(folder, create=False)
+    except FolderInUse:
+        if (folder / META_FILE).exists() and read_meta(folder).get("status") == "running":
+            meta = read_meta(folder)
+            raise CardsimError(
+                f"{folder} is in progress: {progress_text(folder, meta)}; try again when it is done"
+            ) from None
+        raise
+
+
+@app.command()
+@user_errors
+def verify(
+    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run folder.")],
+    replay: Annotated[
+        int,
+        typer.Option(
+            help="Games (matches) to replay against their stored records, drawn across the run."
+        ),
+    ] = 300,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            help="Play the damaged or missing chunks again (their records come back exactly)."
+        ),
+    ] = False,
+    threads: Annotated[
+        int | None, typer.Option(help="Threads that replay games (default: all cores).")
+    ] = None,
+):
+    """Check a run folder: every chunk's checksum, and a replay of sampled games against
+    their records. Exit code 0 when healthy, 1 when damaged (one line per problem)."""
+    from .verify import verify_run
+
+    verdict = verify_run(
+        run_dir,
+        replay=replay,
+        repair=repair,
+        threads=threads,
+        echo=lambda line: typer.echo(line, err=True),
+    )
+    for note in verdict.notes:
+        typer.echo(f"note: {note}")
+    for repaired in verdict.repaired:
+        typer.echo(f"repaired: {repaired}")
+    for problem in verdict.problems:
+        typer.echo(f"damaged: {problem}")
+    replayed = f"{_count(verdict.replayed, 'game')} replayed equal to their records"
+    if verdict.problems:
+        typer.echo(
+            f"{run_dir}: {_count(len(verdict.problems), 'problem')} found"
+            + ("" if repair else f"; repair with: cardsim verify {run_dir} --repair")
+        )
+        raise typer.Exit(1)
+    if repair and not verdict.repaired:
+        typer.echo(f"{run_dir}: healthy, nothing to repair ({replayed})")
+    else:
+        typer.echo(f"{run_dir}: healthy ({replayed})")
 
 
 @app.command()

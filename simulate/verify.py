@@ -1,0 +1,243 @@
+"""``cardsim verify``: is a run folder's data what was written, and is it what the rules
+give? And ``--repair``: play the damaged chunks again.
+
+Two checks, each catching what the other cannot:
+
+- every chunk file's bytes against the size and SHA-256 the manifest recorded when it was
+  written (a truncated copy, a flipped bit, a deleted file, a manifest line lost);
+- a replay of a sample of games, drawn across the run, against their stored records (the
+  only check a folder written before the manifest allows, and one that would also catch
+  records that were wrong when written).
+
+Since every record is a pure function of (seed, game index), a damaged chunk is healed by
+playing its games again: the repaired folder's records equal an undamaged run's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import manifest as mf
+from .errors import CardsimError
+from .lock import FolderInUse, lock_folder
+from .results import FORMAT, META_FILE, RunWriter, crashed, progress_text, read_meta
+
+DEFAULT_REPLAY = 300
+"""Games replayed by default: enough to catch a systematic fault, a second or two."""
+
+
+@dataclass
+class Verdict:
+    """What :func:`verify_run` found: ``problems`` (one line each; none when healthy),
+    ``replayed`` games compared with a replay, ``repaired`` (what ``repair`` healed) and
+    ``notes`` (facts that are no damage: a crashed run, a replay that was not possible)."""
+
+    problems: list[str] = field(default_factory=list)
+    replayed: int = 0
+    repaired: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+
+def verify_run(
+    folder: str | Path,
+    *,
+    replay: int = DEFAULT_REPLAY,
+    repair: bool = False,
+    threads: int | None = None,
+    echo: Callable[[str], None] = lambda line: None,
+) -> Verdict:
+    """Check the run folder ``folder`` (and with ``repair`` heal it); see the module.
+
+    Raises :class:`CardsimError` for bad input: not a run folder, ``replay`` under 1, a
+    run in progress, a repair that is not possible (a user strategy's run)."""
+    folder = Path(folder)
+    if isinstance(replay, bool) or not isinstance(replay, int) or replay < 1:
+        raise CardsimError(f"--replay must be a whole number of at least 1, got {replay!r}")
+    if not (folder / META_FILE).is_file():
+        raise CardsimError(f"{folder} is not a run folder (no {META_FILE})")
+    try:
+        lock = lock_folder(folder, create=False)
+    except FolderInUse:
+        meta = read_meta(folder)
+        if meta.get("status") == "running":
+            raise CardsimError(
+                f"{folder} is in progress: {progress_text(folder, meta)}; verify it when it is done"
+            ) from None
+        raise
+    with lock:
+        meta = read_meta(folder)
+        verdict = Verdict()
+        if crashed(folder, meta):
+            verdict.notes.append(
+                f"the run crashed after {progress_text(folder, meta)}; complete it with: "
+                f"cardsim simulate {meta.get('game')} --out {folder} --resume"
+            )
+        request = _request(meta, verdict, threads)
+        wrong = _check(folder, meta, request, replay, verdict)
+        if repair and verdict.problems:
+            if request is None:
+                raise CardsimError(f"{folder} cannot be repaired: {verdict.notes[-1]}")
+            _repair(folder, request, wrong, verdict, echo)
+            again = Verdict()
+            _check(folder, read_meta(folder), request, replay, again)
+            verdict.problems, verdict.replayed = again.problems, again.replayed
+        return verdict
+
+
+def _request(meta: dict, verdict: Verdict, threads: int | None):
+    from .engine import request_from_meta
+
+    try:
+        return request_from_meta(meta, threads)
+    except CardsimError as exc:
+        verdict.notes.append(f"no game can be replayed: {exc}")
+        return None
+
+
+def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
+    """Fill ``verdict`` with the folder's problems; returns the ``first`` of the chunks a
+    replay found wrong."""
+    if meta.get("format") != FORMAT:
+        return _check_legacy(folder, meta, request, replay, verdict)
+    manifest = mf.read_manifest(folder)
+    complete = meta.get("status") == "complete"
+    problems = mf.check(folder, manifest, int(meta["games"]) if complete else None)
+    verdict.problems += [problem.text for problem in problems]
+    damaged = {id(problem.entry) for problem in problems if problem.entry is not None}
+    healthy = [entry for entry in manifest.entries if id(entry) not in damaged]
+    if request is None or not healthy:
+        return set()
+    wrong = set()
+    key = "match" if request.match_play else "game"
+    for entry, games in _sample(healthy, replay, int(meta.get("seed", 0))):
+        stored = _read_part(folder, entry.parts["games"], key, games)
+        matches = None
+        if "matches" in entry.parts:
+            matches = _read_part(folder, entry.parts["matches"], "match", games)
+        for game in games:
+            difference = _replay_differs(request, key, game, stored, matches)
+            verdict.replayed += 1
+            if difference:
+                verdict.problems.append(
+                    f"{entry.parts['games'].file}: {key} {game:,} differs from its replay "
+                    f"({difference})"
+                )
+                wrong.add(entry.first)
+    return wrong
+
+
+def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
+    """A folder written before the manifest: no checksums, so only a replay."""
+    verdict.notes.append("written before checksums: only a replay of sampled games checks it")
+    path = folder / "games.parquet"
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (pa.ArrowException, OSError) as exc:
+        verdict.problems.append(f"games.parquet: unreadable ({str(exc).splitlines()[0]})")
+        return set()
+    if request is None:
+        return set()
+    key = "match" if request.match_play else "game"
+    count = int(meta.get("completed_games", rows))
+    entry = mf.Entry(0, max(count, 1), {})
+    for _, games in _sample([entry], replay, int(meta.get("seed", 0))):
+        try:
+            stored = pq.read_table(path, filters=[(key, "in", games)])
+            matches = None
+            if (folder / "matches.parquet").exists():
+                matches = pq.read_table(
+                    folder / "matches.parquet", filters=[("match", "in", games)]
+                )
+        except (pa.ArrowException, OSError) as exc:
+            verdict.problems.append(f"games.parquet: unreadable ({str(exc).splitlines()[0]})")
+            return set()
+        for game in games:
+            difference = _replay_differs(request, key, game, stored, matches)
+            verdict.replayed += 1
+            if difference:
+                verdict.problems.append(
+                    f"games.parquet: {key} {game:,} differs from its replay ({difference})"
+                )
+    return {0} if verdict.problems else set()
+
+
+def _sample(entries: list[mf.Entry], count: int, seed: int) -> list[tuple[mf.Entry, list[int]]]:
+    """``count`` games (matches) drawn evenly at random across ``entries``, grouped by
+    chunk; the first and last game of the run always among them."""
+    sizes = np.array([entry.count for entry in entries], np.int64)
+    total = int(sizes.sum())
+    rng = np.random.default_rng([seed & (2**63 - 1), 0x5EED])
+    picks = {0, total - 1} if count > 1 else {0}
+    if count > len(picks):
+        draws = rng.choice(total, size=min(count, total), replace=False).tolist()
+        picks |= set([draw for draw in draws if draw not in picks][: count - len(picks)])
+    ends = np.cumsum(sizes)
+    grouped: dict[int, list[int]] = {}
+    for pick in sorted(picks):
+        index = int(np.searchsorted(ends, pick, side="right"))
+        entry = entries[index]
+        offset = pick - (int(ends[index]) - entry.count)
+        grouped.setdefault(index, []).append(entry.first + offset)
+    return [(entries[index], games) for index, games in grouped.items()]
+
+
+def _read_part(folder: Path, part: mf.Part, key: str, games: list[int]) -> pa.Table:
+    table = pq.read_table(folder / part.file)
+    return table.filter(pc.is_in(table[key], pa.array(games, pa.int64())))
+
+
+def _replay_differs(request, key: str, game: int, stored: pa.Table, matches) -> str | None:
+    """What differs between game (match) ``game``'s stored records and a replay of it,
+    or None when they are equal."""
+    from .engine import play_one
+
+    rows = stored.filter(pc.equal(stored[key], game))
+    if rows.num_rows == 0:
+        return "no stored record"
+    first_row = int(rows["game"][0].as_py())
+    replayed = play_one(request, game, first_row)
+    tables = [("", rows, replayed.games)]
+    if matches is not None and replayed.matches is not None:
+        tables.append(
+            ("matches ", matches.filter(pc.equal(matches["match"], game)), replayed.matches)
+        )
+    for label, have, want in tables:
+        if have.num_rows != want.num_rows:
+            return f"{label}{have.num_rows} records stored, {want.num_rows} replayed"
+        for name in want.column_names:
+            if name not in have.column_names:
+                return f"{label}column {name} missing"
+            if have[name].to_pylist() != want[name].to_pylist():
+                return f"{label}column {name}"
+    return None
+
+
+def _repair(folder: Path, request, wrong: set[int], verdict: Verdict, echo) -> None:
+    """Play again every damaged, missing or wrong chunk of ``folder``."""
+    from .engine import DEFAULT_CHUNK, play_chunks
+
+    meta = read_meta(folder)
+    end = mf.manifest_end(mf.read_manifest(folder)) if meta.get("format") == FORMAT else 0
+    if meta.get("status") == "complete" or meta.get("format") != FORMAT:
+        end = max(end, int(meta.get("completed_games", 0)))
+    with RunWriter.reopen(folder) as writer:
+        writer.drop(wrong)
+        spans = [(first, min(stop, end)) for first, stop in writer.todo(end) if first < end]
+        rows_before = writer.manifest.rows_before  # the chunks kept, not those replayed
+        for first, stop in spans:
+            echo(f"playing again games {first:,}-{stop - 1:,}")
+        for first, count, chunk in play_chunks(request, DEFAULT_CHUNK, False, spans, rows_before):
+            writer.write(first, count, {"games": chunk.games, "matches": chunk.matches})
+        writer.finish({"status": meta.get("status", "interrupted")})
+    verdict.repaired = [f"games {first:,}-{stop - 1:,}" for first, stop in spans]
