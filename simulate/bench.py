@@ -12,8 +12,12 @@ playing, Parquet writing, ``run.json``; no report) with ``--threads 1`` and with
 and prints the median wall times, the cores each kept busy (CPU time / wall time) and the
 ratio.
 
+``--only durability`` times whole runs into a run folder in this process, with every chunk
+flushed to disk before it counts (the default) and without the flushes, in turn, and prints
+what durability costs.
+
 Usage: ``python -m simulate.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs]``.
+[--only bmn|shedding|openspiel|strategies|runs|durability]``.
 """
 
 from __future__ import annotations
@@ -77,11 +81,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
-    parser.add_argument("--only", choices=("bmn", "shedding", "openspiel", "strategies", "runs"))
+    parser.add_argument(
+        "--only", choices=("bmn", "shedding", "openspiel", "strategies", "runs", "durability")
+    )
     args = parser.parse_args(argv)
     cores = numba.config.NUMBA_NUM_THREADS
     if args.only == "runs":
         whole_runs(args.games, args.repeats, cores)
+        return
+    if args.only == "durability":
+        durability(args.games, args.repeats)
         return
     print(
         f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
@@ -181,6 +190,37 @@ def whole_runs(games: int, repeats: int, cores: int) -> None:
             flush=True,
         )
     print("(in brackets: cores kept busy, the run's CPU time over its wall time)")
+
+
+DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "none"}))
+
+
+def durability(games: int, repeats: int) -> None:
+    """Print the median wall time of whole runs into a run folder with and without the
+    flushes to disk that make every finished chunk survive a crash (run in turn)."""
+    from .engine import make_request, stream
+    from .results import RunWriter
+
+    print(f"{games:,} games into a run folder, all threads, median of {repeats} runs each")
+    print(f"{'run':<40} {'durable':>16} {'no fsync':>16} {'cost':>7}")
+    for game, rules in DURABLE_RUNS:
+        request = make_request(game, games=games, seed=1, rules=rules)
+        times: dict[bool, list[float]] = {True: [], False: []}
+        with tempfile.TemporaryDirectory() as folder:
+            stream(make_request(game, games=1000, seed=1, rules=rules), None)  # compile
+            for _ in range(repeats):
+                for durable in times:
+                    started = time.perf_counter()
+                    with RunWriter(folder, request.meta(), force=True, durable=durable) as w:
+                        stream(request, w)
+                    times[durable].append(time.perf_counter() - started)
+        safe, fast = statistics.median(times[True]), statistics.median(times[False])
+        label = f"{game} {' '.join(f'{k}={v}' for k, v in rules.items())}".strip()
+        print(
+            f"{label:<40} {games / safe:>10,.0f} g/s {games / fast:>10,.0f} g/s "
+            f"{safe / fast - 1:>+6.1%}",
+            flush=True,
+        )
 
 
 def _run_time(game: str, extra, games: int, threads: int, folder: str) -> tuple[float, float]:
