@@ -1,0 +1,1 @@
+"""Golden records: committed small runs that every later version must reproduce exactly."""
