@@ -514,7 +514,7 @@ def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
         "differences with its t interval and the Wilcoxon signed-rank test (zero differences "
         "dropped, mid-ranks for ties, normal approximation, computed exactly from the counts "
         "per difference)"
-        + (", over the pairs in which both deals end" if variants[0].run.family == "beggar" else "")
+        + (", over the pairs in which both deals end" if variants[0].run.spec.unended else "")
         + (
             "; seat 0's match win share, over the matches paired by index, by the paired "
             "t-test and its interval"

@@ -71,9 +71,6 @@ TESTS = (
 #: The analysis a difference used (``<test>_analysis`` in the table).
 PAIRED, INDEPENDENT = "paired", "independent"
 
-#: End reasons whose deals have no length to compare, per family.
-UNENDED = {"beggar": ("cycle",), "shedding": ()}
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -103,8 +100,8 @@ class Variant:
 
 
 def length_column(run: RunFolder) -> tuple[str, str]:
-    """The headline length of a run's family: ``(column, unit)``."""
-    return ("cards", "cards") if run.family == "beggar" else ("turns", "turns")
+    """The headline length of a run's game: ``(column, unit)``."""
+    return run.spec.length.name, run.spec.length.unit
 
 
 def summarize(run: RunFolder, name: str) -> Variant:
@@ -113,8 +110,8 @@ def summarize(run: RunFolder, name: str) -> Variant:
     lead = lead_column(run)
 
     def length() -> Values:
-        if run.family == "beggar":
-            return Values(column, where_not("end", ["cycle"]), needs=("end",))
+        if run.spec.unended:
+            return Values(column, where_not("end", list(run.spec.unended)), needs=("end",))
         return Values(column)
 
     score_columns = [f"score_{s}" for s in range(run.players) if f"score_{s}" in run.columns]
@@ -290,7 +287,7 @@ def comparison_table(
             pairing = None
             if paired:
                 column, _ = length_column(base.run)
-                pairing = pair_runs(base.run, variant.run, column, UNENDED[base.run.family])
+                pairing = pair_runs(base.run, variant.run, column, base.run.spec.unended)
             row |= differences(variant, base, pairing)
         rows.append(row)
     table = pd.DataFrame(rows)

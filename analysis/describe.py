@@ -6,24 +6,15 @@ import json
 import math
 from typing import Any
 
-from simulate.games.beggar.rules import GAME as BEGGAR
-from simulate.games.beggar.rules import BeggarRules
-from simulate.games.registry import GAMES
-from simulate.games.shedding.rules import PRESETS
-from simulate.games.shedding.rules import preset as shedding_preset
+from simulate.games.registry import games
 
-GAME_NAMES = {name: info.title for name, info in GAMES.items()}
+GAME_NAMES = {name: info.title for name, info in games().items()}
 
-#: Rules as the engine resolves them when none are given, per game (simulate's numba-free
-#: rules modules are the one source of them).
-#: Shedding presets' rules are stored as JSON, so they are compared in their JSON form.
+#: Rules as the engine resolves them when none are given, per game and preset (the games'
+#: numba-free specs are the one source of them), in the JSON form run.json stores.
 DEFAULT_RULES: dict[str, dict[str, Any]] = {
-    BEGGAR: BeggarRules().to_dict(),
-    **{name: json.loads(json.dumps(shedding_preset(name).to_dict())) for name in PRESETS},
+    name: json.loads(json.dumps(info.base_rules().to_dict())) for name, info in games().items()
 }
-
-#: Shedding knobs whose value is a table by rank; they are compared entry by entry.
-_RANK_TABLES = ("effects", "card_points", "finish_multiplier")
 
 _COURT_ORDER = "JQKA"
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
@@ -51,12 +42,6 @@ def rule_text(name: str, value: Any) -> str:
     return f"no {words}" if value is None else f"{words} {value}"
 
 
-def is_shedding(game: str) -> bool:
-    """Whether ``game`` is one of the shedding-game presets."""
-    info = GAMES.get(game)
-    return info.family == "shedding" if info else game != BEGGAR
-
-
 def knob_text(value: Any) -> str:
     """A shedding knob's value in words: ``on``/``off``, ``none``, ``skip+draw:2``,
     ``5+ players: 2, otherwise 1``, ``10,000``."""
@@ -77,10 +62,11 @@ def knob_text(value: Any) -> str:
 
 
 def shedding_rules(meta: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """The knobs of a shedding run as ``(knob, value in words, is_default)``, leaving out
-    the ``preset`` entry. With known defaults the rank tables (effects, card_points,
-    finish_multiplier) give only their changed entries, as dotted knobs the way ``--rule``
-    takes them (``effects.A``, ``card_points.7``); without, every knob counts as changed."""
+    """The knobs of a run as ``(knob, value in words, is_default)``, leaving out the
+    ``preset`` entry. With known defaults a table knob (a value by rank: effects,
+    card_points, penalties...) gives only its changed entries, as dotted knobs the way
+    ``--rule`` takes them (``effects.A``, ``penalties.K``); without, every knob counts as
+    changed."""
     rules = meta.get("rules", {})
     defaults = DEFAULT_RULES.get(rules.get("preset", meta["game"]), {})
     out = []
@@ -88,7 +74,7 @@ def shedding_rules(meta: dict[str, Any]) -> list[tuple[str, str, bool]]:
         if name == "preset":
             continue
         base = defaults.get(name)
-        if name in _RANK_TABLES and isinstance(value, dict) and isinstance(base, dict):
+        if isinstance(value, dict) and isinstance(base, dict) and _is_table(value, base):
             for rank in sorted(set(value) | set(base), key=_rank_order):
                 new, old = value.get(rank), base.get(rank)
                 if new != old and not (name == "effects" and not new and not old):
@@ -97,11 +83,19 @@ def shedding_rules(meta: dict[str, Any]) -> list[tuple[str, str, bool]]:
                         (f"{name}.{rank}", knob_text(new if new is not None else empty), False)
                     )
             continue
-        if name in _RANK_TABLES and isinstance(value, dict):
+        if isinstance(value, dict) and _is_table(value, {}):
             out.append((name, _rank_table_text(value), False))
             continue
         out.append((name, knob_text(value), name in defaults and base == value))
     return out
+
+
+def _is_table(value: dict, base: dict) -> bool:
+    """Whether a dict knob is a table by rank (not a value per player count)."""
+    return all(key in _RANKS for key in (*value, *base))
+
+
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 def _rank_order(rank: str) -> int:
@@ -117,8 +111,8 @@ def _rank_table_text(table: dict) -> str:
 
 
 def changed_rules(meta: dict[str, Any]) -> list[str]:
-    """A shedding run's knobs that differ from its preset's defaults, as ``knob = value``
-    (rank tables entry by entry: ``effects.A = skip``)."""
+    """A run's knobs that differ from its preset's defaults, as ``knob = value`` (tables by
+    rank entry by entry: ``effects.A = skip``, ``penalties.A = 5``)."""
     return [f"{name} = {text}" for name, text, default in shedding_rules(meta) if not default]
 
 
@@ -156,15 +150,9 @@ def is_default_rule(game: str, name: str, value: Any) -> bool:
 
 
 def non_default_rules(meta: dict[str, Any]) -> list[str]:
-    """The run's rules that differ from the game's defaults, in words (all of them for a
-    game without known defaults); for a shedding game as :func:`changed_rules`."""
-    if is_shedding(meta["game"]):
-        return changed_rules(meta)
-    return [
-        rule_text(name, value)
-        for name, value in meta.get("rules", {}).items()
-        if not is_default_rule(meta["game"], name, value)
-    ]
+    """The run's rules that differ from its preset's defaults (all of them for a game
+    without known defaults), as :func:`changed_rules` words them."""
+    return changed_rules(meta)
 
 
 def rules_label(meta: dict[str, Any]) -> str:

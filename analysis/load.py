@@ -23,14 +23,10 @@ import pyarrow.compute as pc
 
 from analysis.errors import ReportError
 from analysis.records import RecordFiles, record_files
+from simulate.games.registry import info_of
+from simulate.games.spec import GameSpec
 from simulate.lock import is_locked
 from simulate.results import progress_text, resume_hint
-
-#: Columns every games table must have, per game family (see the README's run format).
-REQUIRED_COLUMNS = {
-    "beggar": ("game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks"),
-    "shedding": ("game", "winner", "end", "turns", "plays", "draws", "passes", "wilds"),
-}
 
 
 @dataclass(frozen=True)
@@ -64,7 +60,7 @@ def load_run(path: str | Path) -> Run:
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
     files = record_files(path, meta, "games")
-    games = _read_games(files, meta["players"], family(meta["game"]))
+    games = _read_games(files, meta["players"], game_spec(meta))
     matches = record_files(path, meta, "matches")
     return Run(path=path, meta=meta, games=games, matches=_read_matches(matches))
 
@@ -98,19 +94,24 @@ def _read_meta(json_path: Path) -> dict[str, Any]:
     return meta
 
 
-def family(game: str) -> str:
-    """``beggar`` for Beggar-My-Neighbour, ``shedding`` for the shedding-game presets."""
-    return "beggar" if game == "beggar-my-neighbour" else "shedding"
+def game_spec(meta: dict) -> GameSpec:
+    """The spec of the game a ``run.json`` names (see :mod:`simulate.games.spec`)."""
+    info = info_of(meta["game"])
+    if info is None:
+        raise ReportError(
+            f"run.json names the game {meta['game']!r}, which this installation does not know"
+        )
+    return info.spec
 
 
-def _read_games(files: RecordFiles, players: int, game_family: str) -> pd.DataFrame:
+def _read_games(files: RecordFiles, players: int, spec: GameSpec) -> pd.DataFrame:
     if not files:
         raise ReportError(f"{files.path}: missing (is {files.folder} a run folder?)")
     try:
         games = files.read().to_pandas()
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise ReportError(f"{files.path}: unreadable Parquet file: {_reason(exc)}") from exc
-    missing = [c for c in REQUIRED_COLUMNS[game_family] if c not in games.columns]
+    missing = [c for c in spec.required_columns if c not in games.columns]
     if missing:
         raise ReportError(f"{files.path}: missing columns {', '.join(missing)}")
     if games.empty:
@@ -149,9 +150,14 @@ class RunFolder:
         return int(self.meta["players"])
 
     @property
+    def spec(self) -> GameSpec:
+        """The game's spec: its columns, end reasons, length, report."""
+        return game_spec(self.meta)
+
+    @property
     def family(self) -> str:
-        """``beggar`` or ``shedding``."""
-        return family(self.meta["game"])
+        """The game family, as its spec names it."""
+        return self.spec.family
 
     def records(self, kind: str = "games") -> RecordFiles:
         """The record files of ``kind`` (``games`` or ``matches``)."""
@@ -180,7 +186,7 @@ def open_run(path: str | Path) -> RunFolder:
         rows, columns = files.metadata()
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise ReportError(f"{files.path}: unreadable Parquet file: {_reason(exc)}") from exc
-    missing = [c for c in REQUIRED_COLUMNS[family(meta["game"])] if c not in columns]
+    missing = [c for c in game_spec(meta).required_columns if c not in columns]
     if missing:
         raise ReportError(f"{files.path}: missing columns {', '.join(missing)}")
     if rows == 0:

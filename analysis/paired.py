@@ -32,8 +32,6 @@ from analysis.errors import ReportError
 from analysis.load import BATCH_ROWS, Batch, RunFolder
 from analysis.matches import has_matches
 from analysis.tally import lead_column, leaders
-from simulate.errors import CardsimError
-from simulate.games.shedding.rules import SheddingRules
 
 
 @dataclass(frozen=True)
@@ -82,20 +80,6 @@ class Pairing:
     matches_reason: str | None = None
 
 
-def deal_size(run: RunFolder) -> tuple[int, int] | None:
-    """``(decks, cards per hand)`` of a shedding run at its player count, from ``run.json``
-    (``decks`` and ``hand_size`` are a number or one per player count); None when the run
-    does not record them."""
-    rules = run.meta.get("rules", {})
-    if "decks" not in rules or "hand_size" not in rules:
-        return None
-    try:
-        resolved = SheddingRules(decks=rules["decks"], hand_size=rules["hand_size"])
-        return resolved.decks_for(run.players), resolved.hand_size_for(run.players)
-    except (CardsimError, TypeError, ValueError, KeyError):
-        return None
-
-
 def obstacle(base: RunFolder, variant: RunFolder) -> str | None:
     """Why the games of ``variant`` are not dealt as those of ``base`` by their
     ``run.json`` (different seeds, player counts, decks or hand sizes, one plays matches
@@ -107,20 +91,17 @@ def obstacle(base: RunFolder, variant: RunFolder) -> str | None:
         return f"the seeds differ ({seeds[0]} and {seeds[1]})"
     if base.players != variant.players:
         return f"the player counts differ ({base.players} and {variant.players})"
+    pair = (base, variant)
     if base.family != variant.family:
         return "the runs are of different games"
     if (base.meta.get("unit") == "match") != (variant.meta.get("unit") == "match"):
         return "one run plays matches, the other single deals"
-    if base.family == "shedding":
-        sizes = (deal_size(base), deal_size(variant))
-        if None in sizes:
-            return "a run does not record its decks and hand size"
-        if sizes[0] != sizes[1]:
-            (d1, h1), (d2, h2) = sizes
-            return (
-                f"the deals differ ({d1} deck(s), {h1} cards a hand against {d2} deck(s), "
-                f"{h2} cards a hand)"
-            )
+    try:
+        shapes = [run.spec.deal_shape(run.meta.get("rules", {}), run.players) for run in pair]
+    except ValueError as exc:
+        return f"a run does not record {exc}"
+    if shapes[0] != shapes[1]:
+        return f"the deals differ ({shapes[0]} against {shapes[1]})"
     return None
 
 

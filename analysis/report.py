@@ -38,18 +38,13 @@ from analysis.sections import (
     run_details,
     win_table,
 )
-from analysis.shedding import build_shedding_report
 from analysis.stats import end_reason_table, length_summary, win_share_table
 from analysis.tally import FirstRows, LabelCounts, Longest, Values, WinCounts, where_in, where_not
+from simulate.games.beggar.spec import END_MEANINGS as BEGGAR_END_MEANINGS
+from simulate.games.spec import load
 
 #: Longest list of cycle games printed; beyond it the report gives the count only.
 MAX_CYCLES_LISTED = 1000
-
-END_MEANINGS = {
-    "out": "every seat but one ran out of cards",
-    "cycle": "the deal came back to an earlier state, so it would loop forever",
-    "time_limit": "stopped at the time limit; the seat holding most cards wins",
-}
 
 
 def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
@@ -70,8 +65,16 @@ def build_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, 
     """The report's blocks and its charts (chart name → Figure), from one pass over the
     games: Beggar-My-Neighbour's, or a shedding game's
     (:func:`analysis.shedding.build_shedding_report`)."""
-    if run.family == "shedding":
-        return build_shedding_report(run, top)
+    path = run.spec.report_path
+    if path is None:
+        from analysis.generic import build_generic_report
+
+        return build_generic_report(run, top)
+    return load(path)(run, top)
+
+
+def build_beggar_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
+    """Beggar-My-Neighbour's report: length in cards and tricks, the never-ending deals."""
     meta, players = run.meta, run.players
     ended = where_not("end", ["cycle"])
     wins, ends, cards, tricks, longest, cycles, convergence = scan(
@@ -211,7 +214,7 @@ def _win_section(shares: pd.DataFrame, players: int, n_games: int) -> list[Block
 
 
 def _end_section(reasons: pd.DataFrame) -> list[Block]:
-    return [Heading("End reasons"), end_table(reasons, END_MEANINGS)]
+    return [Heading("End reasons"), end_table(reasons, BEGGAR_END_MEANINGS)]
 
 
 def _longest_section(

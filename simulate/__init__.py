@@ -10,15 +10,13 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
-def run(
-    game, players=None, games=1_000_000, seed=None, threads=None, out=None, rules=None, **options
-):
+def run(game, **options):
     """Simulate games and return one record per game as a pandas DataFrame.
 
     ``simulate.run("beggar-my-neighbour", players=2, games=10_000, seed=1)``; with
-    ``out="DIR"`` the run folder (``games.parquet``, ``run.json``) is written too. See
-    :func:`simulate.engine.run` for the options.
+    ``out="DIR"`` the run folder (the records, ``run.json``) is written too. Every option
+    is keyword-only: see :func:`simulate.engine.run`.
     """
     from .engine import run as engine_run
 
-    return engine_run(game, players, games, seed, threads, out, rules, **options)
+    return engine_run(game, **options)

@@ -198,7 +198,8 @@ DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "non
 def durability(games: int, repeats: int) -> None:
     """Print the median wall time of whole runs into a run folder with and without the
     flushes to disk that make every finished chunk survive a crash (run in turn)."""
-    from .engine import make_request, stream
+    from .engine import stream
+    from .request import make_request
     from .results import RunWriter
 
     print(f"{games:,} games into a run folder, all threads, median of {repeats} runs each")

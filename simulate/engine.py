@@ -8,14 +8,12 @@ depends only on ``(seed, i)``, the chunk size and thread count never change a re
 
 from __future__ import annotations
 
-import secrets
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,12 +31,9 @@ from rich.progress import (
 )
 
 from . import arrow
-from .errors import CardsimError
-from .games.beggar.rules import BeggarRules
-from .games.registry import GameInfo, check_players, resolve_game
-from .games.shedding.rules import SheddingRules, preset
+from .games.spec import Chunk
+from .request import DEFAULT_GAMES, Request, make_request
 from .results import RunWriter, check_space
-from .rng import MAX_SEED
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
     import pandas as pd
@@ -55,168 +50,6 @@ class RunInterrupted(Exception):
         self.completed, self.games, self.folder = completed, games, folder
         where = f"; the finished games are in {folder}" if folder else ""
         super().__init__(f"interrupted after {completed:,} of {games:,} games{where}")
-
-
-@dataclass(frozen=True)
-class Request:
-    """A validated run request."""
-
-    game: GameInfo
-    players: int
-    games: int
-    seed: int
-    rules: BeggarRules | SheddingRules
-    threads: int
-    strategies: tuple[str, ...] = ()
-    """Each seat's strategy, written in full (shedding games; Beggar-My-Neighbour has no
-    decisions)."""
-    rotate_seats: bool = False
-    """Play every deal (match) once per cyclic seating of the strategies."""
-    specs: tuple = field(default=(), compare=False, repr=False)
-    """The strategies as :class:`.games.shedding.strategies.StrategySpec` (a user
-    strategy's function included)."""
-
-    def seatings(self) -> list[tuple]:
-        """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
-        if not self.rotate_seats:
-            return [self.specs]
-        n = len(self.specs)
-        return [tuple(self.specs[(i - r) % n] for i in range(n)) for r in range(n)]
-
-    @property
-    def match_play(self) -> bool:
-        """Whether the rules make matches (``match_deals`` or ``target_score``): then
-        ``games`` counts matches, and each deal of a match is a record."""
-        rules = self.rules
-        return isinstance(rules, SheddingRules) and (
-            rules.match_deals is not None or rules.target_score is not None
-        )
-
-    @property
-    def unit(self) -> str:
-        """What ``games`` counts: ``"game"`` or ``"match"``."""
-        return "match" if self.match_play else "game"
-
-    def meta(self) -> dict:
-        """The request as stored in ``run.json``."""
-        meta = {
-            "game": self.game.name,
-            "players": self.players,
-            "games": self.games,
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "threads": self.threads,
-        }
-        if self.strategies:
-            meta["strategies"] = list(self.strategies)
-        if self.match_play:
-            meta["unit"] = "match"
-        if self.rotate_seats:
-            meta["rotate_seats"] = True
-        return meta
-
-
-def make_request(
-    game,
-    players=None,
-    games=1_000_000,
-    seed=None,
-    threads=None,
-    rules=None,
-    strategies=None,
-    rotate_seats=False,
-):
-    """Validate a run's parameters (raising CardsimError) and fill in the defaults.
-
-    ``rules`` is a rules object, or a dict of knob overrides such as ``{"time_limit": 500}``.
-    A missing seed is drawn at random (and recorded, so the run can be repeated).
-    ``strategies`` (shedding games) names each seat's strategy in seat order
-    (``"greedy"``, ``"random:forget=0.1"``, ``"weighted:points=1,wild=-2"``); seats without
-    one play ``random``. ``rotate_seats`` plays every deal once per cyclic seating.
-    """
-    info = resolve_game(game)
-    players = info.default_players if players is None else players
-    check_players(info, players)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise CardsimError(f"games must be a whole number of at least 1, got {games!r}")
-    if seed is None:
-        seed = secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
-    most = numba.config.NUMBA_NUM_THREADS
-    threads = most if threads is None else threads
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
-        raise CardsimError(f"threads must be from 1 to {most} on this machine, got {threads!r}")
-    base = BeggarRules() if info.family == "beggar" else preset(info.name)
-    if rules is None:
-        rules = base
-    elif isinstance(rules, dict):
-        rules = base.with_overrides(rules)
-    elif type(rules) is not type(base):
-        raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
-    if info.family == "beggar":
-        if strategies:
-            raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
-        if rotate_seats:
-            raise CardsimError(f"{info.name} has no strategies to rotate: drop --rotate-seats")
-        return Request(info, players, games, seed, rules, threads)
-    rules.check_players(players)
-    specs = seat_specs(strategies, players)
-    names = tuple(str(spec) for spec in specs)
-    return Request(info, players, games, seed, rules, threads, names, bool(rotate_seats), specs)
-
-
-def seat_specs(strategies, players: int) -> tuple:
-    """Each seat's strategy spec: those given (names, specs or user functions), in seat
-    order, then ``random``."""
-    from .games.shedding.strategies import parse
-
-    given = list(strategies or [])
-    if len(given) > players:
-        raise CardsimError(f"{len(given)} strategies given for {players} seats")
-    return tuple(parse(strategy) for strategy in given + ["random"] * (players - len(given)))
-
-
-def seat_strategies(strategies, players: int) -> tuple[str, ...]:
-    """Each seat's strategy, written in full: those given, in seat order, then ``random``."""
-    return tuple(str(spec) for spec in seat_specs(strategies, players))
-
-
-def request_from_meta(meta: dict, threads: int | None = None) -> Request:
-    """The request that a run folder's ``run.json`` records (to resume it)."""
-    if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
-        raise CardsimError(
-            "this run has a user strategy (a Python function): run it again from Python, "
-            "it cannot be resumed from run.json"
-        )
-    try:
-        return make_request(
-            meta["game"],
-            meta["players"],
-            meta["games"],
-            meta["seed"],
-            threads,
-            _as_overrides(meta["rules"]),
-            meta.get("strategies"),
-            meta.get("rotate_seats", False),
-        )
-    except KeyError as exc:
-        raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
-
-
-def _as_overrides(rules: dict) -> dict:
-    """A run.json ``rules`` entry as knob overrides (everything but the preset's name)."""
-    return {key: value for key, value in rules.items() if key != "preset"}
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """The records of consecutive games (or matches) of a run."""
-
-    games: pa.Table
-    """One row per game (per deal in match play)."""
-    matches: pa.Table | None = None
-    """Match play: one row per match."""
 
 
 MATCH_CHUNK_DEALS = 4
@@ -288,48 +121,14 @@ def play_one(request: Request, game: int, row: int = 0) -> Chunk:
 
 
 def _play_chunk(request: Request, seatings: list, first: int, count: int, row: int) -> Chunk:
-    """Games (matches) ``first .. first + count - 1`` in every seating; ``row``: the
-    ``game`` number of the first record in match play."""
-    if request.game.family == "beggar":
-        return _beggar_chunk(request, first, count)
+    """Games (matches) ``first .. first + count - 1`` in every seating, by the game's
+    engine; ``row``: the ``game`` number of the first record in match play."""
+    engine = request.game.spec.engine()
     parts = []
     for rotation, seating in enumerate(seatings):
-        if request.match_play:
-            part = _match_chunk(request, seating, first, count, row)
-        else:
-            part = _shedding_chunk(request, seating, first, count)
+        part = engine.play(request, seating, first, count, row)
         parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
     return _interleave(parts, request.match_play, row)
-
-
-def _beggar_chunk(request: Request, first: int, count: int) -> Chunk:
-    from .games.beggar import batch, records
-
-    columns = batch.play_random(request.seed, first, count, request.players, request.rules)
-    return Chunk(records.to_table(first, columns, request.players))
-
-
-def _shedding_chunk(request: Request, seating, first: int, count: int) -> Chunk:
-    from .games.shedding import batch, records
-
-    columns = batch.play_random(
-        request.rules, request.players, list(seating), request.seed, first, count
-    )
-    names = [str(spec) for spec in seating]
-    return Chunk(records.to_table(first, columns, names, request.strategies))
-
-
-def _match_chunk(request: Request, seating, first: int, count: int, first_row: int) -> Chunk:
-    from .games.shedding import batch, records
-
-    columns, matches = batch.play_match_batch(
-        request.rules, request.players, list(seating), request.seed, first, count
-    )
-    names = [str(spec) for spec in seating]
-    return Chunk(
-        records.to_table(first_row, columns, names, request.strategies),
-        records.matches_table(matches, names, request.strategies),
-    )
 
 
 def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
@@ -366,13 +165,13 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
 
 def run(
     game: str,
+    *,
     players: int | None = None,
-    games: int = 1_000_000,
+    games: int = DEFAULT_GAMES,
     seed: int | None = None,
     threads: int | None = None,
     out=None,
     rules=None,
-    *,
     strategies=None,
     rotate_seats: bool = False,
     progress: bool = False,
@@ -396,7 +195,16 @@ def run(
     DataFrame has one row per deal, with ``match`` and ``deal`` columns, and the run folder
     also holds the matches (one row per match).
     """
-    request = make_request(game, players, games, seed, threads, rules, strategies, rotate_seats)
+    request = make_request(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        rules=rules,
+        strategies=strategies,
+        rotate_seats=rotate_seats,
+    )
     writer = None
     if out is not None:
         if not skip_space_check:

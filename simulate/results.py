@@ -385,17 +385,15 @@ def migrate_legacy(folder: Path, meta: dict) -> list[str]:
     return dropped
 
 
-BYTES_PER_GAME = {"beggar": 10.0, "shedding": 6.0, "shedding_per_seat": 4.0}
-"""Generous sizes of a record on disk, in bytes (measured: see :func:`estimated_bytes`)."""
-
-
 def estimated_bytes_per_game(meta: dict) -> float:
-    """About how many bytes a game (a match, in match play) takes on disk."""
+    """About how many bytes a game (a match of about ``match_deals`` or 8 deals, in match
+    play) takes on disk, from the game's generous size of a record."""
+    from .games.registry import info_of
+
+    info = info_of(meta.get("game", ""))
     players = int(meta.get("players", 2))
     rotations = players if meta.get("rotate_seats") else 1
-    if meta.get("game") == "beggar-my-neighbour":
-        return BYTES_PER_GAME["beggar"]
-    per_record = BYTES_PER_GAME["shedding"] + BYTES_PER_GAME["shedding_per_seat"] * players
+    per_record = info.spec.bytes_per_record(players) if info else 8.0 + 4.0 * players
     if meta.get("unit") == "match":
         deals = meta.get("rules", {}).get("match_deals") or 8
         return rotations * (per_record * deals + 4.0 * players + 8)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .engine import make_request, seat_strategies, stream
+from .engine import stream
 from .errors import CardsimError
+from .games.registry import resolve_game
 from .lock import lock_folder
+from .request import make_request, seat_strategies
 from .results import RunWriter, holds_run, write_atomic
 
 
@@ -26,11 +28,12 @@ def pairings(count: int, players: int) -> list[tuple[int, int]]:
 
 def run_tournament(
     game: str,
+    *,
     strategies: list[str],
-    players: int | None,
-    games: int,
-    seed: int | None,
     out: str | Path,
+    players: int | None = None,
+    games: int = 100_000,
+    seed: int | None = None,
     rules=None,
     threads: int | None = None,
     force: bool = False,
@@ -42,10 +45,17 @@ def run_tournament(
     seat; ``rules``: knob overrides. Raises CardsimError for a bad request."""
     if len(strategies) < 2:
         raise CardsimError(f"a tournament needs at least 2 strategies, got {len(strategies)}")
-    probe = make_request(game, players, games, seed, threads, rules, strategies[:1])
-    if probe.game.family != "shedding":
-        raise CardsimError(f"{probe.game.name} has no strategies to compare")
-    names = list(seat_strategies(strategies, len(strategies)))  # each written in full
+    resolve_game(game, "strategies")
+    probe = make_request(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        rules=rules,
+        strategies=strategies[:1],
+    )
+    names = list(seat_strategies(game, strategies, len(strategies)))  # each written in full
     if len(set(names)) != len(names):
         raise CardsimError(f"each strategy once, please: {', '.join(names)}")
     out = Path(out)
@@ -58,7 +68,16 @@ def run_tournament(
     for i, j in played:
         seating = [names[i]] + [names[j]] * (probe.players - 1)
         requests.append(
-            make_request(game, probe.players, games, probe.seed, threads, rules, seating, True)
+            make_request(
+                game,
+                players=probe.players,
+                games=games,
+                seed=probe.seed,
+                threads=threads,
+                rules=rules,
+                strategies=seating,
+                rotate_seats=True,
+            )
         )
     info = {
         "game": probe.game.name,

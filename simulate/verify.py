@@ -96,10 +96,10 @@ def verify_run(
 
 
 def _request(meta: dict, verdict: Verdict, threads: int | None):
-    from .engine import request_from_meta
+    from .request import request_from_meta
 
     try:
-        return request_from_meta(meta, threads)
+        return request_from_meta(meta, threads=threads)
     except CardsimError as exc:
         verdict.notes.append(f"no game can be replayed: {exc}")
         return None

@@ -161,9 +161,7 @@ def test_summary_is_plain_language_with_intervals(compared):
         "In 2-player Beggar-My-Neighbour the first seat wins 49.5% ± 3.1% of deals under base "
         "(default rules; 1,000 deals)"
     )
-    assert (
-        "Under aces5 (penalties J1 Q2 K3 A5) the first seat wins 60.0% ± 3.0% (+10.5 pts" in summary
-    )
+    assert "Under aces5 (penalties.A = 5) the first seat wins 60.0% ± 3.0% (+10.5 pts" in summary
     assert "significant, Holm-adjusted p < 0.001" in summary
     assert f"deals last {fmt_num(float(rows[0]['mean_length']))} cards on average" in summary
     three = markdown.split("\n\n")[2]

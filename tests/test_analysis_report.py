@@ -217,10 +217,9 @@ def test_variant_rules_and_more_players(tmp_path):
     rules = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 5}, "time_limit": 5000}
     markdown = markdown_of(make_run(tmp_path / "run", players=3, rules=rules))
     assert markdown.startswith(
-        "# Beggar-My-Neighbour · 3 players · 500 deals · penalties J1 Q2 K3 A5, "
-        "time limit 5,000 cards\n"
+        "# Beggar-My-Neighbour · 3 players · 500 deals · penalties.A = 5, time_limit = 5,000\n"
     )
-    assert "In three-player Beggar-My-Neighbour (penalties J1 Q2 K3 A5" in markdown
+    assert "In three-player Beggar-My-Neighbour (penalties.A = 5, time_limit = 5,000" in markdown
     assert "against an equal share of 33.3%" in markdown
     assert len(table_rows(markdown, "Win share by seat")) == 4
 
@@ -231,9 +230,9 @@ def test_titles_name_only_non_default_rules():
         "players": 4,
         "rules": {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": 300},
     }
-    assert non_default_rules(meta) == ["time limit 300 cards"]
+    assert non_default_rules(meta) == ["time_limit = 300"]  # as --rule takes it
     assert chart_title(meta, 1_000_000) == (
-        "Beggar-My-Neighbour · 4 players · 1,000,000 deals · time limit 300 cards"
+        "Beggar-My-Neighbour · 4 players · 1,000,000 deals · time_limit = 300"
     )
 
 

@@ -218,9 +218,9 @@ def test_rotated_seats_count_wins_by_strategy(tmp_path):
     out = tmp_path / "rot"
     frame = simulate.run(
         "crazy-eights",
-        3,
-        3000,
-        5,
+        players=3,
+        games=3000,
+        seed=5,
         strategies=["greedy", "random", "random"],
         rotate_seats=True,
         out=out,

@@ -21,6 +21,7 @@ from analysis.load import load_run
 from simulate import engine
 from simulate.errors import CardsimError
 from simulate.manifest import read_manifest
+from simulate.request import make_request, request_from_meta
 from simulate.results import RunWriter
 from simulate.rng import MAX_SEED
 
@@ -315,7 +316,7 @@ def test_bad_input_raises_cardsim_error(tmp_path, kwargs, words):
 
 def test_interrupt_keeps_finished_chunks(tmp_path):
     out = tmp_path / "run"
-    request = engine.make_request(GAME, players=2, games=10_000, seed=8)
+    request = make_request(GAME, players=2, games=10_000, seed=8)
     seen = []
 
     def consume(chunk):
@@ -369,7 +370,7 @@ def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
 
     monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
-    request = engine.make_request(GAME, players=2, games=10_000, seed=8)
+    request = make_request(GAME, players=2, games=10_000, seed=8)
     with (
         RunWriter(out, request.meta()) as writer,
         pytest.raises(engine.RunInterrupted) as info,
@@ -400,7 +401,7 @@ def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
-    request = engine.make_request(GAME, players=2, games=3_000, seed=8)
+    request = make_request(GAME, players=2, games=3_000, seed=8)
     with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):
         engine.stream(request, writer, None, chunk_size=1000)
     meta = json.loads((out / "run.json").read_text())
@@ -419,7 +420,7 @@ def test_an_error_leaves_no_partial_file(tmp_path):
         raise RuntimeError("disk full")
 
     out = tmp_path / "run"
-    request = engine.make_request(GAME, players=2, games=3_000, seed=8)
+    request = make_request(GAME, players=2, games=3_000, seed=8)
     with RunWriter(out, request.meta()) as writer, pytest.raises(RuntimeError):
         engine.stream(request, writer, consume, chunk_size=1000)
     assert not list(out.rglob("*.partial"))
@@ -444,7 +445,7 @@ def test_force_removes_the_old_report(tmp_path):
 
 def test_resume_completes_an_interrupted_run(tmp_path):
     out = tmp_path / "run"
-    request = engine.make_request(GAME, players=3, games=10_000, seed=21)
+    request = make_request(GAME, players=3, games=10_000, seed=21)
 
     def consume(chunk):
         if chunk.games["game"][0].as_py() == 4_000:
@@ -458,8 +459,15 @@ def test_resume_completes_an_interrupted_run(tmp_path):
     with writer:
         assert meta["completed_games"] == 5_000
         assert writer.todo(10_000) == [(5_000, 10_000)]
-        resumed = engine.request_from_meta(meta)
-        assert resumed == engine.make_request(GAME, 3, 10_000, 21, resumed.threads, request.rules)
+        resumed = request_from_meta(meta)
+        assert resumed == make_request(
+            GAME,
+            players=3,
+            games=10_000,
+            seed=21,
+            threads=resumed.threads,
+            rules=request.rules,
+        )
         engine.stream(resumed, writer, chunk_size=3000)
     full = simulate.run(GAME, players=3, games=10_000, seed=21)
     assert_frame_equal(load_run(out).games, full)
@@ -530,7 +538,7 @@ def test_one_thread_writes_each_chunk_before_playing_the_next(tmp_path, monkeypa
 
     monkeypatch.setattr(RunWriter, "write", logged_write)
     monkeypatch.setattr(engine, "play_chunks", logged_play)
-    request = engine.make_request(game, players=3, games=3_000, seed=2, threads=1)
+    request = make_request(game, players=3, games=3_000, seed=2, threads=1)
     with RunWriter(tmp_path / "run", request.meta()) as writer:
         engine.stream(request, writer, chunk_size=1_000)
     chunks = events.count("played")

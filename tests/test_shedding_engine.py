@@ -55,7 +55,14 @@ def test_match_runs_equal_the_reference(tmp_path, name, overrides, players):
     strategies = ["first", "uniform", "random", "random"][:players]
     out = tmp_path / "run"
     frame = simulate.run(
-        name, players, 30, 5, rules=overrides, strategies=strategies, out=out, chunk_size=40
+        name,
+        players=players,
+        games=30,
+        seed=5,
+        rules=overrides,
+        strategies=strategies,
+        out=out,
+        chunk_size=40,
     )
     run = load_run(out)
     matches = run.matches
@@ -98,10 +105,11 @@ def test_match_runs_equal_the_reference(tmp_path, name, overrides, players):
 
 def test_an_interrupted_match_run_resumes_to_the_same_records(tmp_path):
     from simulate import engine
+    from simulate.request import make_request, request_from_meta
     from simulate.results import RunWriter
 
     out = tmp_path / "run"
-    request = engine.make_request("pis-yedili", 3, 900, 17, rules={"target_score": 80})
+    request = make_request("pis-yedili", players=3, games=900, seed=17, rules={"target_score": 80})
 
     def consume(chunk):
         if chunk.matches["match"][0].as_py() == 200:
@@ -115,9 +123,9 @@ def test_an_interrupted_match_run_resumes_to_the_same_records(tmp_path):
     writer, meta = RunWriter.resume(out)
     with writer:
         assert meta["completed_games"] == 300 and writer.todo(900) == [(300, 900)]
-        engine.stream(engine.request_from_meta(meta), writer, chunk_size=1200)
+        engine.stream(request_from_meta(meta), writer, chunk_size=1200)
     full = tmp_path / "full"
-    simulate.run("pis-yedili", 3, 900, 17, rules={"target_score": 80}, out=full)
+    simulate.run("pis-yedili", players=3, games=900, seed=17, rules={"target_score": 80}, out=full)
     assert_intact(out, 900)
     resumed, whole = load_run(out), load_run(full)
     assert_frame_equal(resumed.games, whole.games)
@@ -188,9 +196,9 @@ def test_rotated_seats_play_the_same_deals_in_every_seating():
     rules = {"match_deals": None, "last_card_call": True, "last_card_rule": "penalty"}
     frame = simulate.run(
         "pis-yedili",
-        3,
-        40,
-        9,
+        players=3,
+        games=40,
+        seed=9,
         rules=rules,
         strategies=strategies,
         rotate_seats=True,
@@ -217,11 +225,14 @@ def test_a_rotated_run_counts_its_games_not_its_records(tmp_path):
     """With --rotate-seats run.json's completed_games counts deals (matches), not the rows
     of every seating; an interrupted rotated run resumes to the uninterrupted records."""
     from simulate import engine
+    from simulate.request import make_request, request_from_meta
     from simulate.results import RunWriter
 
     out = tmp_path / "run"
     seats = ["greedy", "random", "random"]
-    request = engine.make_request("pis-yedili", 3, 600, 4, strategies=seats, rotate_seats=True)
+    request = make_request(
+        "pis-yedili", players=3, games=600, seed=4, strategies=seats, rotate_seats=True
+    )
 
     def consume(chunk):
         if chunk.matches["match"][0].as_py() == 200:
@@ -233,12 +244,20 @@ def test_a_rotated_run_counts_its_games_not_its_records(tmp_path):
     writer, meta = RunWriter.resume(out)
     with writer:
         assert meta["completed_games"] == 400 and meta["rotate_seats"] is True
-        engine.stream(engine.request_from_meta(meta), writer, chunk_size=2400)
+        engine.stream(request_from_meta(meta), writer, chunk_size=2400)
     meta = json.loads((out / "run.json").read_text())
     assert meta["completed_games"] == 600 and meta["completed_deals"] == 600 * 4 * 3
     assert completed(out) == 600 and assert_intact(out, 600).rows("games") == 600 * 4 * 3
     full = tmp_path / "full"
-    simulate.run("pis-yedili", 3, 600, 4, strategies=seats, rotate_seats=True, out=full)
+    simulate.run(
+        "pis-yedili",
+        players=3,
+        games=600,
+        seed=4,
+        strategies=seats,
+        rotate_seats=True,
+        out=full,
+    )
     resumed, whole = load_run(out), load_run(full)
     assert_frame_equal(resumed.games, whole.games)
     assert_frame_equal(resumed.matches, whole.matches)

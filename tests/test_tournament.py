@@ -49,7 +49,14 @@ def test_luce_fit_recovers_known_strengths():
 
 def test_tournament_runs_and_report(tmp_path):
     out = tmp_path / "t"
-    run_tournament("crazy-eights", ["random", "first", "uniform"], 3, 300, 5, out)
+    run_tournament(
+        "crazy-eights",
+        strategies=["random", "first", "uniform"],
+        players=3,
+        games=300,
+        seed=5,
+        out=out,
+    )
     info, found = read_pairings(out)
     assert info["strategies"] == ["random", "first", "uniform"]
     assert len(found) == 6
@@ -77,7 +84,9 @@ def test_tournament_runs_and_report(tmp_path):
     assert (out / "charts" / "tournament.svg").exists() and (out / "matrix.csv").exists()
     assert "data:image/png;base64" in html.read_text()
     with pytest.raises(CardsimError, match="already holds a tournament"):
-        run_tournament("crazy-eights", ["random", "first"], 3, 10, 5, out)
+        run_tournament(
+            "crazy-eights", strategies=["random", "first"], players=3, games=10, seed=5, out=out
+        )
 
 
 @pytest.mark.parametrize(
@@ -90,12 +99,16 @@ def test_tournament_runs_and_report(tmp_path):
 )
 def test_bad_tournaments(tmp_path, args, message):
     with pytest.raises(CardsimError, match=message):
-        run_tournament("crazy-eights", *args, 3, 10, 1, tmp_path / "t")
+        run_tournament(
+            "crazy-eights", strategies=args[0], players=3, games=10, seed=1, out=tmp_path / "t"
+        )
     assert not (tmp_path / "t" / "tournament.json").exists()
 
 
 def test_tournament_json_is_plain(tmp_path):
     out = tmp_path / "t"
-    run_tournament("openspiel", ["random", "first"], 2, 50, 3, out)
+    run_tournament(
+        "openspiel", strategies=["random", "first"], players=2, games=50, seed=3, out=out
+    )
     info = json.loads((out / "tournament.json").read_text())
     assert info["pairings"] == [[0, 1]] and info["players"] == 2

@@ -9,21 +9,21 @@ from typer.testing import CliRunner
 from simulate.cli import app
 from simulate.errors import CardsimError
 from simulate.games.shedding.strategies import FEATURE_NAMES, parse
-from simulate.tune import POPULATION, ROUNDS, tune
+from simulate.games.shedding.tune import POPULATION, ROUNDS, tune
 
 SMALL = ROUNDS * POPULATION * 2 * 12  # 12 deals per candidate, 2 seatings
 
 
 def test_a_small_search_is_reproducible_and_held_out():
-    first = tune("crazy-eights", 2, ["random"], SMALL, seed=4, holdout=400)
-    again = tune("crazy-eights", 2, ["random"], SMALL, seed=4, holdout=400)
+    first = tune("crazy-eights", players=2, opponents=["random"], budget=SMALL, seed=4, holdout=400)
+    again = tune("crazy-eights", players=2, opponents=["random"], budget=SMALL, seed=4, holdout=400)
     assert first == again
     spec = parse(first.spec)
     assert spec.name == "weighted" and set(first.weights) == set(FEATURE_NAMES)
     assert first.lo <= first.share <= first.hi and first.holdout_games == 800
     assert first.greedy_lo <= first.greedy_share <= first.greedy_hi
     assert [h["round"] for h in first.history] == list(range(ROUNDS))
-    other = tune("crazy-eights", 2, ["random"], SMALL, seed=5, holdout=400)
+    other = tune("crazy-eights", players=2, opponents=["random"], budget=SMALL, seed=5, holdout=400)
     assert other.history != first.history
 
 
@@ -36,8 +36,9 @@ def test_a_small_search_is_reproducible_and_held_out():
     ],
 )
 def test_bad_tuning_requests(args, message):
+    game, players, opponents, budget = args
     with pytest.raises(CardsimError, match=message):
-        tune(*args, seed=1)
+        tune(game, players=players, opponents=opponents, budget=budget, seed=1)
 
 
 def test_cli_tune_prints_and_writes_the_result(tmp_path):
@@ -70,5 +71,7 @@ def test_cli_tune_prints_and_writes_the_result(tmp_path):
 def test_the_candidate_is_counted_by_its_seat_not_its_name():
     # Against greedy, greedy itself wins about half of two-player games (counting every
     # greedy seat would give about all of them).
-    result = tune("crazy-eights", 2, ["greedy"], SMALL, seed=3, holdout=2000)
+    result = tune(
+        "crazy-eights", players=2, opponents=["greedy"], budget=SMALL, seed=3, holdout=2000
+    )
     assert 0.4 < result.greedy_share < 0.6

@@ -1,49 +1,121 @@
-"""The games cardsim knows, by name and alias; kernels are imported only when used."""
+"""The games cardsim knows: the single place that maps a name or alias to (spec, preset).
+
+The built-in games are listed in :data:`BUILTIN`; a game from another installed package
+registers through the ``cardsim.games`` entry-point group, naming its
+:class:`~simulate.games.spec.GameSpec`::
+
+    [project.entry-points."cardsim.games"]
+    highcard = "cardsim_highcard.spec:GAME_SPEC"
+
+Nothing here imports a kernel: a spec loads its engine on first use.
+"""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from importlib import metadata
 
 from ..errors import CardsimError
+from .spec import GameSpec, Preset, load
+
+BUILTIN = (
+    "simulate.games.beggar.spec:GAME_SPEC",
+    "simulate.games.shedding.spec:GAME_SPEC",
+)
+ENTRY_POINT_GROUP = "cardsim.games"
 
 
 @dataclass(frozen=True)
 class GameInfo:
-    name: str
-    aliases: tuple[str, ...]
-    min_players: int
-    max_players: int
-    default_players: int
-    title: str
-    family: str
-    """``beggar`` (Beggar-My-Neighbour) or ``shedding`` (a shedding-game preset)."""
+    """A game as a user names it: one preset of a game family's spec."""
+
+    spec: GameSpec
+    preset: Preset
+
+    @property
+    def name(self) -> str:
+        return self.preset.name
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return self.preset.aliases
+
+    @property
+    def title(self) -> str:
+        return self.preset.title
+
+    @property
+    def family(self) -> str:
+        return self.spec.family
+
+    @property
+    def default_players(self) -> int:
+        return self.preset.default_players
+
+    @property
+    def min_players(self) -> int:
+        return self.spec.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.spec.max_players
+
+    def base_rules(self):
+        """The preset's default rules object."""
+        return self.spec.base_rules(self.name)
+
+    def label(self) -> str:
+        """``name (alias, ...)``, as help and errors list it."""
+        return self.name + (f" ({', '.join(self.aliases)})" if self.aliases else "")
 
 
-GAMES = {
-    info.name: info
-    for info in (
-        GameInfo(
-            "beggar-my-neighbour", ("bmn", "beggar"), 2, 4, 2, "Beggar-My-Neighbour", "beggar"
-        ),
-        GameInfo("pis-yedili", ("dirty-seven",), 2, 15, 4, "Pis Yedili", "shedding"),
-        GameInfo("crazy-eights", ("c8",), 2, 15, 4, "Crazy Eights", "shedding"),
-        GameInfo("crazy-eights-plain", (), 2, 15, 4, "Crazy Eights (plain)", "shedding"),
-        GameInfo("openspiel", (), 2, 15, 5, "Crazy Eights (OpenSpiel's rules)", "shedding"),
-    )
-}
+@functools.cache
+def specs() -> tuple[GameSpec, ...]:
+    """Every game family: the built-in ones, then those of installed plugins."""
+    found = [load(path) for path in BUILTIN]
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        spec = entry.load()
+        if all(spec.family != known.family for known in found):
+            found.append(spec)
+    return tuple(found)
 
 
-def resolve_game(name: str) -> GameInfo:
-    """The game called ``name`` (a full name or an alias, any case)."""
+def games(command: str | None = None) -> dict[str, GameInfo]:
+    """Every game by its full name (or those that take ``command``: ``play``, ``search``,
+    ``replay``, ``strategies``)."""
+    return {
+        preset.name: GameInfo(spec, preset)
+        for spec in specs()
+        if command is None
+        or command in spec.commands
+        or (command == "strategies" and spec.takes_strategies)
+        for preset in spec.presets
+    }
+
+
+def game_names(command: str | None = None) -> str:
+    """The games as help and errors list them: ``beggar-my-neighbour (bmn, beggar), …``."""
+    return ", ".join(info.label() for info in games(command).values())
+
+
+def resolve_game(name: str, command: str | None = None) -> GameInfo:
+    """The game called ``name`` (a full name or an alias, any case); with ``command``, one
+    that takes that command."""
     key = name.strip().lower()
-    for info in GAMES.values():
+    for info in games().values():
         if key == info.name or key in info.aliases:
+            if command is not None and info.name not in games(command):
+                raise CardsimError(
+                    f"{command} does not take {info.name}; it takes: {game_names(command)}"
+                )
             return info
-    known = ", ".join(
-        info.name + (f" ({', '.join(info.aliases)})" if info.aliases else "")
-        for info in GAMES.values()
-    )
-    raise CardsimError(f"unknown game '{name}'; known games: {known}")
+    raise CardsimError(f"unknown game '{name}'; known games: {game_names(command)}")
+
+
+def info_of(game: str) -> GameInfo | None:
+    """The game of a full name (as ``run.json`` stores it), or None for an unknown one."""
+    return games().get(game)
 
 
 def check_players(info: GameInfo, players: int) -> None:

@@ -71,7 +71,13 @@ class BeggarRules:
             changed["time_limit"] = self.time_limit
         return changed
 
-    def describe(self) -> str:
+    match_play = False
+    """Beggar-My-Neighbour plays single deals."""
+
+    def check_players(self, players: int) -> None:
+        """Every player count the game takes is dealt by these rules."""
+
+    def describe(self, players: int | None = None) -> str:
         """The rules in plain words, one line."""
         owed = ", ".join(f"{rank} {self.penalties[rank]}" for rank in reversed(COURTS))
         limit = f"stop after {self.time_limit} cards" if self.time_limit else "no time limit"

@@ -318,6 +318,16 @@ class SheddingRules:
             vector[R_MULTIPLIER + rank] = self.multiplier(rank)
         return vector
 
+    @property
+    def match_play(self) -> bool:
+        """Whether a run plays matches (``match_deals`` or ``target_score``): then ``games``
+        counts matches, and each deal of a match is a record."""
+        return self.match_deals is not None or self.target_score is not None
+
+    def describe(self, players: int | None = None) -> str:
+        """The rules in plain words, one knob a line (:func:`describe`)."""
+        return describe(self, players)
+
     def to_dict(self) -> dict:
         """Plain JSON-ready form, as stored in run.json."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}

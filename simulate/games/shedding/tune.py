@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import make_request, run
-from .errors import CardsimError
-from .games.shedding.strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
+from ...engine import run
+from ...errors import CardsimError
+from ...request import make_request
+from .strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
 
 POPULATION = 16
 ELITE = 4
@@ -66,9 +67,10 @@ def candidate_share(frame) -> tuple[int, int]:
 
 def tune(
     game: str,
-    players: int | None,
+    *,
     opponents: list[str],
-    budget: int,
+    players: int | None = None,
+    budget: int = 2_000_000,
     seed: int | None = None,
     rules=None,
     threads: int | None = None,
@@ -77,7 +79,15 @@ def tune(
 ) -> TuneResult:
     """Search ``weighted`` weights against ``opponents`` with ``budget`` games in all (deals
     x seatings) for training, then evaluate the best on ``holdout`` held-out deals."""
-    probe = make_request(game, players, 1, seed, threads, rules, opponents[:1] or None)
+    probe = make_request(
+        game,
+        players=players,
+        games=1,
+        seed=seed,
+        threads=threads,
+        rules=rules,
+        strategies=opponents[:1] or None,
+    )
     n, seed = probe.players, probe.seed
     if not opponents:
         raise CardsimError("--opponents needs at least one strategy, e.g. random,greedy")
@@ -108,12 +118,11 @@ def tune(
             spec = weighted_spec(weights)
             frame = run(
                 game,
-                n,
-                per_candidate,
-                round_seed,
-                threads,
-                None,
-                rules,
+                players=n,
+                games=per_candidate,
+                seed=round_seed,
+                threads=threads,
+                rules=rules,
                 strategies=seating(spec),
                 rotate_seats=True,
             )
@@ -137,12 +146,11 @@ def tune(
     def share_of(spec: str, games: int, run_seed: int) -> tuple[int, int]:
         frame = run(
             game,
-            n,
-            games,
-            run_seed,
-            threads,
-            None,
-            rules,
+            players=n,
+            games=games,
+            seed=run_seed,
+            threads=threads,
+            rules=rules,
             strategies=seating(spec),
             rotate_seats=True,
         )

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import Chunk, Request, stream
-from .games.beggar.deal import deal_string
+from ...engine import stream
+from ...request import Request
+from ..spec import Chunk
+from .deal import deal_string
 
 MAX_CYCLES_KEPT = 1000
 

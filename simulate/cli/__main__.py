@@ -1,0 +1,5 @@
+"""``python -m simulate.cli``: the ``cardsim`` command line."""
+
+from . import main
+
+main()

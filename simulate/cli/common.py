@@ -1,0 +1,129 @@
+"""What every command of the ``cardsim`` command line shares: the app, the one-line errors,
+the options, and the game names (from the registry, the one place that lists them)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CardsimError
+from ..games.registry import game_names
+
+app = typer.Typer(
+    name="cardsim",
+    help="Monte Carlo simulation and statistics for card games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def user_errors(command):
+    """Turn user mistakes into one line and exit code 2, and interruptions into code 130."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        from analysis.errors import ReportError
+
+        try:
+            return command(*args, **kwargs)
+        except (CardsimError, ReportError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(130) from None
+
+    return wrapper
+
+
+def game_argument(command: str | None = None, what: str = "Game"):
+    """The GAME argument of a command, its help listing the games the command takes."""
+    return Annotated[str, typer.Argument(metavar="GAME", help=f"{what}: {game_names(command)}.")]
+
+
+GameArg = game_argument()
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rule", help="Change a rule knob, KNOB=VALUE (repeatable), e.g. penalties.A=5."),
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="A TOML file of rule knobs (--rule wins over it).")
+]
+PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: the game's).")]
+SeedOpt = Annotated[
+    int | None, typer.Option(help="Run seed, 0 to 2**64-1 (default: drawn at random and shown).")
+]
+ThreadsOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Threads that play the games (default: all cores). With more than one, each "
+        "chunk's records are written while the next is played; with 1 the run keeps to one core."
+    ),
+]
+PlayThreadsOpt = Annotated[
+    int | None, typer.Option("--threads", help="Threads that play the games (default: all cores).")
+]
+StrategyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Each seat's strategy in seat order (repeatable; others play random): random, "
+        "uniform, first, greedy, hold-wilds, attack, weighted:F=W,...; any takes :forget=P."
+    ),
+]
+SeatsOpt = Annotated[
+    str | None,
+    typer.Option(help="Every seat's strategy at once, in seat order: e.g. first,random,random."),
+]
+
+
+def parse_rules(rules: list[str] | None) -> dict[str, str]:
+    """``["penalties.A=5", "time_limit=100"]`` -> ``{"penalties.A": "5", ...}``."""
+    overrides = {}
+    for item in rules or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise CardsimError(f"--rule expects KNOB=VALUE, got {item!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def rule_overrides(config: Path | None, rule: list[str] | None, game: str | None = None) -> dict:
+    """Knob overrides from ``--config FILE.toml`` then ``--rule K=V`` (later ones win).
+
+    With ``game``, the file's knobs are checked against that game's rules first, so that a
+    bad knob or value in the file is reported with the file's name and the line.
+    """
+    overrides = {}
+    if config is not None:
+        from ..games.registry import resolve_game
+        from ..study import read_rule_file
+
+        rule_file = read_rule_file(config)
+        if game is not None:
+            rule_file.check(resolve_game(game).base_rules())
+        overrides = dict(rule_file.overrides)
+    overrides.update(parse_rules(rule))
+    return overrides
+
+
+def seat_list(strategy: list[str] | None, seats: str | None) -> list[str] | None:
+    """Seat strategies from repeated ``--strategy`` or one ``--seats a,b,c`` list."""
+    if seats is None:
+        return strategy
+    if strategy:
+        raise CardsimError("give --strategy (repeated) or --seats (a comma list), not both")
+    from ..study import split_seats
+
+    names = split_seats(seats)
+    if not all(names):
+        raise CardsimError(f"--seats expects strategy names separated by commas, got {seats!r}")
+    return names
+
+
+def count(number: int, noun: str) -> str:
+    """``1 thread``, ``2 threads``, ``1,000 games``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

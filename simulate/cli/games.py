@@ -1,0 +1,136 @@
+"""``cardsim rules``, ``play``, ``replay`` and ``search``: one game's rules, one game in
+words, and a hunt for long deals. Each is the game's own function (its spec or engine);
+the command checks the request and prints."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ..errors import CardsimError
+from .common import (
+    ConfigOpt,
+    GameArg,
+    PlayersOpt,
+    PlayThreadsOpt,
+    RuleOpt,
+    SeedOpt,
+    StrategyOpt,
+    app,
+    game_argument,
+    rule_overrides,
+    user_errors,
+)
+
+PlayGame = game_argument("play", "A game that plays a given deal")
+ReplayGame = game_argument("replay", "A game that replays in words")
+SearchGame = game_argument("search", "A game whose long deals can be hunted")
+
+
+@app.command()
+@user_errors
+def rules(
+    game: GameArg,
+    players: PlayersOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Print the resolved rules in plain words."""
+    from ..games.registry import check_players, resolve_game
+
+    info = resolve_game(game)
+    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
+    if players is not None:
+        check_players(info, players)
+        resolved.check_players(players)
+    typer.echo(f"{info.title}: {resolved.describe(players)}")
+
+
+@app.command()
+@user_errors
+def play(
+    game: PlayGame,
+    deal: Annotated[
+        str, typer.Option(help="The deal, one hand per seat separated by '/', top card first.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Play one given deal and print how it ends."""
+    from ..games.registry import resolve_game
+
+    info = resolve_game(game, "play")
+    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
+    engine = info.spec.engine()
+    result = engine.play_given(resolved, deal)
+    if as_json:
+        typer.echo(json.dumps({key: value for key, value in result.items() if key != "held"}))
+    else:
+        typer.echo(engine.outcome_text(result))
+
+
+@app.command()
+@user_errors
+def replay(
+    game: ReplayGame,
+    seed: Annotated[int, typer.Option(help="The run's seed.")],
+    index: Annotated[int, typer.Option("--game", help="The game's index in the run.")] = 0,
+    match: Annotated[
+        int | None,
+        typer.Option(help="Match play: the match (then --deal, not --game, names the deal)."),
+    ] = None,
+    deal: Annotated[int, typer.Option(help="Match play: the deal within the match.")] = 0,
+    players: PlayersOpt = None,
+    strategy: StrategyOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Print one game turn by turn (hands, plays, draws, suits, penalties)."""
+    from ..games.registry import resolve_game
+    from ..request import make_request
+
+    info = resolve_game(game, "replay")
+    request = make_request(
+        game,
+        players=players,
+        games=1,
+        seed=seed,
+        rules=rule_overrides(config, rule, game),
+        strategies=strategy,
+    )
+    if index < 0 or (match is not None and (match < 0 or deal < 0)):
+        raise CardsimError(f"game, match and deal must be at least 0, got {index}, {match}, {deal}")
+    typer.echo(info.spec.engine().replay(request, game=index, match=match, deal=deal))
+
+
+@app.command()
+@user_errors
+def search(
+    game: SearchGame,
+    games: Annotated[int, typer.Option(help="Number of random deals to play.")] = 1_000_000,
+    players: PlayersOpt = None,
+    seed: SeedOpt = None,
+    top: Annotated[int, typer.Option(help="How many of the longest deals to print.")] = 10,
+    threads: PlayThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Hunt for records: play random deals, print the longest and any that never end."""
+    from ..games.registry import resolve_game
+    from ..request import make_request
+
+    info = resolve_game(game, "search")
+    if top < 1:
+        raise CardsimError(f"--top must be at least 1, got {top}")
+    request = make_request(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        rules=rule_overrides(config, rule, game),
+    )
+    typer.echo(info.spec.engine().search(request, top=top, progress=True))

@@ -1,0 +1,256 @@
+"""``cardsim simulate``, ``report`` and ``verify``: a run folder, from playing to checking."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CardsimError
+from .common import (
+    ConfigOpt,
+    GameArg,
+    PlayersOpt,
+    RuleOpt,
+    SeatsOpt,
+    SeedOpt,
+    StrategyOpt,
+    ThreadsOpt,
+    app,
+    count,
+    rule_overrides,
+    seat_list,
+    user_errors,
+)
+
+ReportOpt = Annotated[
+    bool,
+    typer.Option("--report/--no-report", help="Write the report when the run is complete."),
+]
+
+
+@app.command()
+@user_errors
+def simulate(
+    game: GameArg,
+    players: PlayersOpt = None,
+    games: Annotated[
+        int | None, typer.Option(help="Number of games (deals) to play (default: 1,000,000).")
+    ] = None,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run folder (default: results/<game>-<timestamp>).")
+    ] = None,
+    threads: ThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    strategy: StrategyOpt = None,
+    seats: SeatsOpt = None,
+    rotate_seats: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-seats",
+            help="Play every deal once per cyclic seating of the strategies (the same cards), "
+            "so that seat advantage cancels out.",
+        ),
+    ] = False,
+    report_: ReportOpt = True,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a run.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="Complete the interrupted or crashed run in --out (its own settings), "
+            "playing again any chunk found damaged."
+        ),
+    ] = False,
+    skip_space_check: Annotated[
+        bool,
+        typer.Option(
+            "--skip-space-check",
+            help="Start even when the records' estimated size exceeds the disk's free space.",
+        ),
+    ] = False,
+):
+    """Play many games and write the run folder: DIR/run.json, the records chunk by chunk
+    (DIR/games/, one row per game) under DIR/manifest.jsonl, and (unless --no-report) the
+    report."""
+    from ..request import DEFAULT_GAMES, make_request
+    from ..results import RunWriter
+
+    strategies = seat_list(strategy, seats)
+    if resume:
+        given = {
+            "--players": players,
+            "--games": games,
+            "--seed": seed,
+            "--rule": rule,
+            "--config": config,
+            "--strategy/--seats": strategies,
+            "--rotate-seats": rotate_seats or None,
+            "--force": force or None,
+        }
+        clash = [name for name, value in given.items() if value]
+        if clash:
+            raise CardsimError(
+                f"--resume completes a run with its own settings; drop {', '.join(clash)}"
+            )
+        if out is None:
+            raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
+        request, writer = _resume(game, out, threads)
+    else:
+        # Everything is checked before the engine (and numba) is imported: a mistake is
+        # reported in a fifth of a second.
+        request = make_request(
+            game,
+            players=players,
+            games=DEFAULT_GAMES if games is None else games,
+            seed=seed,
+            threads=threads,
+            rules=rule_overrides(config, rule, game),
+            strategies=strategies,
+            rotate_seats=rotate_seats,
+        )
+        if out is None:
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            out = Path("results") / f"{request.game.name}-{stamp}"
+        if not skip_space_check:
+            from ..results import check_space
+
+            check_space(out, request.meta(), request.games)
+        writer = RunWriter(out, request.meta(), force=force)
+    with writer:
+        run_and_report(request, writer, out, report_)
+
+
+def _resume(game: str, out: Path, threads: int | None):
+    """The request of the run in ``out`` and its writer, reopened to complete it."""
+    from ..games.registry import resolve_game
+    from ..request import request_from_meta
+    from ..results import RunWriter, crashed, progress_text, read_meta
+
+    info = resolve_game(game)
+    meta = read_meta(out)
+    request = request_from_meta(meta, threads=threads)
+    if request.game != info:
+        raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
+    was_crashed = crashed(out, meta)
+    writer, meta = RunWriter.resume(out)
+    if was_crashed:
+        typer.echo(
+            f"{out}: the run crashed after {progress_text(out, meta)}; completing it", err=True
+        )
+    for problem in writer.damaged:
+        typer.echo(f"{out}: damaged, played again: {problem}", err=True)
+    return request, writer
+
+
+def run_and_report(request, writer, out: Path, report_: bool) -> None:
+    """Stream a run into its folder, then (``report_``) write its report."""
+    from ..engine import RunInterrupted, stream
+
+    units = "matches" if request.match_play else "games"
+    typer.echo(
+        f"{request.game.title}: {request.games:,} {units}, {request.players} players, "
+        f"seed {request.seed}, {count(request.threads, 'thread')} -> {out}",
+        err=True,
+    )
+    try:
+        stream(request, writer, progress=True)
+    except RunInterrupted as exc:
+        typer.echo(
+            f"{exc}; resume with: cardsim simulate {request.game.name} --out {out} --resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
+    if report_:
+        from analysis.report import write_report
+
+        html_path, md_path = write_report(out)
+        typer.echo(f"wrote {html_path} and {md_path}")
+
+
+@app.command()
+@user_errors
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'cardsim simulate'.")],
+    top: Annotated[int, typer.Option(help="How many of the longest deals to list.")] = 10,
+):
+    """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts."""
+    from analysis.report import write_report
+
+    with folder_lock(run_dir):
+        html_path, md_path = write_report(run_dir, top=top)
+    typer.echo(f"wrote {html_path} and {md_path}")
+
+
+def folder_lock(folder: Path):
+    """The lock of an existing run folder; one in use by a run in progress is refused as
+    "in progress: N of M games"."""
+    from ..lock import FolderInUse, lock_folder
+    from ..results import META_FILE, progress_text, read_meta
+
+    if not (folder / META_FILE).is_file():
+        return nullcontext()  # not a run: the reader names what is missing, nothing written
+    try:
+        return lock_folder(folder, create=False)
+    except FolderInUse:
+        meta = read_meta(folder)
+        if meta.get("status") == "running":
+            raise CardsimError(
+                f"{folder} is in progress: {progress_text(folder, meta)}; try again when it is done"
+            ) from None
+        raise
+
+
+@app.command()
+@user_errors
+def verify(
+    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run folder.")],
+    replay: Annotated[
+        int,
+        typer.Option(
+            help="Games (matches) to replay against their stored records, drawn across the run."
+        ),
+    ] = 300,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            help="Play the damaged or missing chunks again (their records come back exactly)."
+        ),
+    ] = False,
+    threads: Annotated[
+        int | None, typer.Option(help="Threads that replay games (default: all cores).")
+    ] = None,
+):
+    """Check a run folder: every chunk's checksum, and a replay of sampled games against
+    their records. Exit code 0 when healthy, 1 when damaged (one line per problem)."""
+    from ..verify import verify_run
+
+    verdict = verify_run(
+        run_dir,
+        replay=replay,
+        repair=repair,
+        threads=threads,
+        echo=lambda line: typer.echo(line, err=True),
+    )
+    for note in verdict.notes:
+        typer.echo(f"note: {note}")
+    for repaired in verdict.repaired:
+        typer.echo(f"repaired: {repaired}")
+    for problem in verdict.problems:
+        typer.echo(f"damaged: {problem}")
+    replayed = f"{count(verdict.replayed, 'game')} replayed equal to their records"
+    if verdict.problems:
+        typer.echo(
+            f"{run_dir}: {count(len(verdict.problems), 'problem')} found"
+            + ("" if repair else f"; repair with: cardsim verify {run_dir} --repair")
+        )
+        raise typer.Exit(1)
+    if repair and not verdict.repaired:
+        typer.echo(f"{run_dir}: healthy, nothing to repair ({replayed})")
+    else:
+        typer.echo(f"{run_dir}: healthy ({replayed})")

@@ -1,0 +1,127 @@
+"""``cardsim tournament`` and ``tune``: which strategy wins, and weights that win more."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import (
+    ConfigOpt,
+    PlayersOpt,
+    PlayThreadsOpt,
+    RuleOpt,
+    SeedOpt,
+    app,
+    game_argument,
+    rule_overrides,
+    seat_list,
+    user_errors,
+)
+
+StrategiesGame = game_argument("strategies", "A game whose seats have strategies")
+TuneGame = game_argument("tune", "A game with weighted strategies")
+
+
+@app.command()
+@user_errors
+def tournament(
+    game: StrategiesGame,
+    strategies: Annotated[
+        str,
+        typer.Option(help="The strategies, comma-separated, e.g. random,greedy,hold-wilds."),
+    ],
+    players: PlayersOpt = None,
+    games: Annotated[
+        int, typer.Option(help="Deals (matches, in match play) per pairing.")
+    ] = 100_000,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default: results/tournament-<timestamp>).")
+    ] = None,
+    threads: PlayThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
+):
+    """Every strategy against every other (one seat against the rest, every seat in turn on
+    the same deals): a win-share matrix, ratings and a heatmap in DIR/report.html."""
+    from analysis.tournament import write_tournament_report
+
+    from ..tournament import run_tournament
+
+    names = seat_list(None, strategies)
+    if out is None:
+        out = Path("results") / f"tournament-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    run_tournament(
+        game,
+        strategies=names,
+        players=players,
+        games=games,
+        seed=seed,
+        out=out,
+        rules=rule_overrides(config, rule, game),
+        threads=threads,
+        force=force,
+        progress=True,
+        echo=lambda line: typer.echo(line, err=True),
+    )
+    html_path, md_path = write_tournament_report(out)
+    typer.echo(f"wrote {html_path} and {md_path}")
+
+
+@app.command()
+@user_errors
+def tune(
+    game: TuneGame,
+    opponents: Annotated[
+        str, typer.Option(help="The other seats' strategies, comma-separated (cycled).")
+    ] = "random",
+    players: PlayersOpt = None,
+    budget: Annotated[
+        int, typer.Option(help="Training games in all (deals x seatings).")
+    ] = 2_000_000,
+    holdout: Annotated[
+        int | None, typer.Option(help="Held-out deals for the final evaluation.")
+    ] = None,
+    seed: SeedOpt = None,
+    threads: PlayThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the result as JSON here.")] = None,
+):
+    """Search weighted strategies' weights against the opponents (cross-entropy method) and
+    report the best with its held-out win share."""
+    from ..games.registry import resolve_game
+
+    result = (
+        resolve_game(game, "tune")
+        .spec.engine()
+        .tune(
+            game,
+            opponents=seat_list(None, opponents),
+            players=players,
+            budget=budget,
+            seed=seed,
+            rules=rule_overrides(config, rule, game),
+            threads=threads,
+            holdout=holdout,
+            echo=lambda line: typer.echo(line, err=True),
+        )
+    )
+    typer.echo(f"best: {result.spec}")
+    typer.echo(
+        f"held-out win share: {result.share:.2%} (95% CI {result.lo:.2%} to {result.hi:.2%}) "
+        f"over {result.holdout_games:,} games; greedy on the same deals: "
+        f"{result.greedy_share:.2%} ({result.greedy_lo:.2%} to {result.greedy_hi:.2%})"
+    )
+    if out is not None:
+        from dataclasses import asdict
+
+        from ..results import write_atomic
+
+        write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
+        typer.echo(f"wrote {out}")

@@ -1,0 +1,121 @@
+"""``cardsim sweep`` and ``compare``: house-rule studies and their comparisons."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CardsimError
+from .common import ThreadsOpt, app, count, user_errors
+
+
+@app.command()
+@user_errors
+def sweep(
+    study_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="STUDY.toml", help="A study file (see studies/ and docs/studies.md)."
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the study (default: results/<study>-<timestamp>)."),
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help="Games per cell, instead of the study's (a quick trial).")
+    ] = None,
+    threads: ThreadsOpt = None,
+    report_: Annotated[
+        bool,
+        typer.Option("--report/--no-report", help="Write the comparison report at the end."),
+    ] = True,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds a study.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Complete the study in --out: keep finished cells, resume the rest."),
+    ] = False,
+):
+    """Run every variant x player count of a study (same seed: common random numbers) into
+    OUT/<variant>-<players>p/, then write the comparison report."""
+    from ..study import load_study
+    from ..sweep import SweepInterrupted, plan_sweep, run_sweep
+
+    study = load_study(study_file)
+    if out is None:
+        if resume:
+            raise CardsimError("--resume needs --out DIR, the folder of the study")
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("results") / f"{study_file.stem}-{stamp}"
+    plan = plan_sweep(study, out, games, threads, force, resume)
+    counts = sorted({cell.players for cell in plan.cells})
+    first = plan.cells[0].request
+    units = "matches" if first.match_play else "games"
+    typer.echo(
+        f"{study.title}: {len(study.variants)} variants x {count(len(counts), 'player count')} "
+        f"({', '.join(map(str, counts))}), {first.games:,} {units} each, "
+        f"seed {study.seed} -> {out}",
+        err=True,
+    )
+    try:
+        written = run_sweep(plan, echo=lambda line: typer.echo(line, err=True), compare=report_)
+    except SweepInterrupted as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {count(len(plan.cells), 'run folder')} in {out}")
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
+@user_errors
+def compare(
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(metavar="DIR...", help="Two or more run folders of the same game."),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the comparison (default: results/compare-<timestamp>)."),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            help="The run the others are compared with, by folder name (default: the first)."
+        ),
+    ] = None,
+    title: Annotated[str | None, typer.Option(help="Title of the report.")] = None,
+):
+    """Compare runs side by side: write the comparison report (HTML and Markdown)."""
+    from ..results import read_meta
+    from ..sweep import comparison_writer
+
+    if len(run_dirs) < 2:
+        raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
+    names = [folder.name for folder in run_dirs]
+    if len(set(names)) < len(names):
+        names = [str(folder) for folder in run_dirs]
+    if len(set(names)) < len(names):
+        raise CardsimError(f"a folder is given twice: {', '.join(names)}")
+    for folder in run_dirs:
+        read_meta(folder)
+    index = 0
+    if base is not None:
+        matches = [i for i, name in enumerate(names) if base in (name, str(run_dirs[i]))]
+        if not matches:
+            raise CardsimError(f"--base {base!r} is none of the runs; runs: {', '.join(names)}")
+        index = matches[0]
+    write_comparison = comparison_writer()
+    if write_comparison is None:
+        raise CardsimError("this installation has no comparison reports (analysis.compare)")
+    if out is None:
+        out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    from ..lock import lock_folder
+
+    with lock_folder(out):
+        written = write_comparison(run_dirs, out, names=names, base=index, title=title)
+    for path in written:
+        typer.echo(f"wrote {path}")

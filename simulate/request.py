@@ -1,0 +1,182 @@
+"""A run request, validated once, without numba: every check of what a user asks for.
+
+:func:`make_request` checks a game, its players, the seats' strategies, the rules, the
+seed, the number of games and threads, and returns a :class:`Request` that the engine
+plays as is. The command line, studies, tournaments and Python callers all come through
+here; mistakes raise :class:`~simulate.errors.CardsimError` with one line naming the bad
+value and what is allowed (words, not command-line flags: the CLI adds those).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CardsimError
+from .games.registry import GameInfo, check_players, resolve_game
+from .rng import MAX_SEED
+
+DEFAULT_GAMES = 1_000_000
+
+
+def max_threads() -> int:
+    """The threads numba may use here (``NUMBA_NUM_THREADS``, else the usable cores), found
+    without importing numba."""
+    configured = os.environ.get("NUMBA_NUM_THREADS")
+    if configured and configured.strip().isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated run request."""
+
+    game: GameInfo
+    players: int
+    games: int
+    seed: int
+    rules: Any
+    """The game's rules object (see :mod:`simulate.games.spec`)."""
+    threads: int
+    strategies: tuple[str, ...] = ()
+    """Each seat's strategy, written in full (empty for a game without decisions)."""
+    rotate_seats: bool = False
+    """Play every deal (match) once per cyclic seating of the strategies."""
+    specs: tuple = field(default=(), compare=False, repr=False)
+    """The strategies as the game's strategy objects (a user strategy's function
+    included)."""
+
+    def seatings(self) -> list[tuple]:
+        """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
+        if not self.rotate_seats:
+            return [self.specs]
+        n = len(self.specs)
+        return [tuple(self.specs[(i - r) % n] for i in range(n)) for r in range(n)]
+
+    @property
+    def match_play(self) -> bool:
+        """Whether the rules make matches: then ``games`` counts matches, and each deal of
+        a match is a record."""
+        return bool(self.rules.match_play)
+
+    @property
+    def unit(self) -> str:
+        """What ``games`` counts: ``"game"`` or ``"match"``."""
+        return "match" if self.match_play else "game"
+
+    def meta(self) -> dict:
+        """The request as stored in ``run.json``."""
+        meta = {
+            "game": self.game.name,
+            "family": self.game.family,
+            "players": self.players,
+            "games": self.games,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "threads": self.threads,
+        }
+        if self.strategies:
+            meta["strategies"] = list(self.strategies)
+        if self.match_play:
+            meta["unit"] = "match"
+        if self.rotate_seats:
+            meta["rotate_seats"] = True
+        return meta
+
+
+def make_request(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int | None = None,
+    threads: int | None = None,
+    rules=None,
+    strategies=None,
+    rotate_seats: bool = False,
+) -> Request:
+    """Validate a run's parameters (raising CardsimError) and fill in the defaults.
+
+    ``rules`` is a rules object of the game, or a dict of knob overrides such as
+    ``{"time_limit": 500}``. A missing seed is drawn at random (and recorded, so the run
+    can be repeated). ``strategies`` names each seat's strategy in seat order
+    (``"greedy"``, ``"random:forget=0.1"``, ``"weighted:points=1,wild=-2"``, or a user
+    function); seats without one play the game's default. ``rotate_seats`` plays every deal
+    once per cyclic seating.
+    """
+    info = resolve_game(game)
+    players = info.default_players if players is None else players
+    check_players(info, players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise CardsimError(f"games must be a whole number of at least 1, got {games!r}")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    most = max_threads()
+    threads = most if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+        raise CardsimError(f"threads must be from 1 to {most} on this machine, got {threads!r}")
+    base = info.base_rules()
+    if rules is None:
+        rules = base
+    elif isinstance(rules, dict):
+        rules = base.with_overrides(rules)
+    elif type(rules) is not type(base):
+        raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
+    rules.check_players(players)
+    spec = info.spec
+    if not spec.takes_strategies:
+        if strategies:
+            raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
+        if rotate_seats:
+            raise CardsimError(f"{info.name} has no strategies to rotate")
+        return Request(info, players, games, seed, rules, threads)
+    specs = seat_specs(info, strategies, players)
+    names = tuple(str(one) for one in specs)
+    return Request(info, players, games, seed, rules, threads, names, bool(rotate_seats), specs)
+
+
+def seat_specs(info: GameInfo, strategies, players: int) -> tuple:
+    """Each seat's strategy object: those given (names, specs or user functions), in seat
+    order, then the game's default strategy."""
+    given = list(strategies or [])
+    if len(given) > players:
+        raise CardsimError(f"{len(given)} strategies given for {players} seats")
+    parse = info.spec.parse_strategy
+    default = [info.spec.default_strategy] * (players - len(given))
+    return tuple(parse(strategy) for strategy in given + default)
+
+
+def seat_strategies(game: str, strategies, players: int) -> tuple[str, ...]:
+    """Each seat's strategy, written in full: those given, in seat order, then the
+    game's default."""
+    return tuple(str(one) for one in seat_specs(resolve_game(game), strategies, players))
+
+
+def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
+    """The request that a run folder's ``run.json`` records (to resume or verify it)."""
+    if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
+        raise CardsimError(
+            "this run has a user strategy (a Python function): run it again from Python, "
+            "it cannot be resumed from run.json"
+        )
+    try:
+        return make_request(
+            meta["game"],
+            players=meta["players"],
+            games=meta["games"],
+            seed=meta["seed"],
+            threads=threads,
+            rules={key: value for key, value in meta["rules"].items() if key != "preset"},
+            strategies=meta.get("strategies"),
+            rotate_seats=meta.get("rotate_seats", False),
+        )
+    except KeyError as exc:
+        raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
