@@ -23,10 +23,10 @@ import pyarrow.compute as pc
 
 from analysis.errors import ReportError
 from analysis.records import RecordFiles, record_files
+from simulate.folder.lock import is_locked
+from simulate.folder.writer import progress_text, resume_hint
 from simulate.games.registry import info_of
 from simulate.games.spec import GameSpec
-from simulate.lock import is_locked
-from simulate.results import progress_text, resume_hint
 
 
 @dataclass(frozen=True)

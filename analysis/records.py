@@ -1,7 +1,7 @@
 """The record files of a run folder, read as one table per kind (``games``, ``matches``).
 
 A run folder keeps each kind of record as one Parquet file per chunk, listed in
-``manifest.jsonl`` with its checksum (:mod:`simulate.manifest`); a folder written before
+``manifest.jsonl`` with its checksum (:mod:`simulate.folder.manifest`); a folder written before
 the manifest keeps one ``games.parquet`` (and ``matches.parquet``). Either way
 :class:`RecordFiles` reads the kind as one table, in game order: every chunk file's bytes
 are checked against their checksum as they are read, and damage ends in one
@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.errors import ReportError
-from simulate import manifest as mf
+from simulate.folder import manifest as mf
 
 LEGACY_FILES = {"games": "games.parquet", "matches": "matches.parquet"}
 
@@ -30,7 +30,7 @@ class DamagedRun(ReportError):
 @dataclass(frozen=True)
 class RecordFiles:
     """One kind of record of a run folder: its files in game order, each with the
-    :class:`simulate.manifest.Part` the manifest lists (None for a folder written before
+    :class:`simulate.folder.manifest.Part` the manifest lists (None for a folder written before
     the manifest)."""
 
     folder: Path

@@ -3,6 +3,10 @@
 Importing this package does not import numba (so that :mod:`analysis` can use the
 numba-free parts such as :mod:`simulate.games.beggar.deal`); :func:`run` loads the engine
 on first use.
+
+Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simulate.games`
+(each game family), :mod:`simulate.folder` (the run folder on disk),
+:mod:`simulate.studies` (study files, sweeps, tournaments) and :mod:`simulate.cli`.
 """
 
 from __future__ import annotations

@@ -199,8 +199,8 @@ def durability(games: int, repeats: int) -> None:
     """Print the median wall time of whole runs into a run folder with and without the
     flushes to disk that make every finished chunk survive a crash (run in turn)."""
     from .engine import stream
+    from .folder.writer import RunWriter
     from .request import make_request
-    from .results import RunWriter
 
     print(f"{games:,} games into a run folder, all threads, median of {repeats} runs each")
     print(f"{'run':<40} {'durable':>16} {'no fsync':>16} {'cost':>7}")

@@ -31,9 +31,9 @@ from rich.progress import (
 )
 
 from . import arrow
+from .folder.writer import RunWriter, check_space
 from .games.spec import Chunk
 from .request import DEFAULT_GAMES, Request, make_request
-from .results import RunWriter, check_space
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
     import pandas as pd

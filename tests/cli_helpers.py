@@ -4,7 +4,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from simulate.manifest import read_manifest
+from simulate.folder.manifest import read_manifest
 
 
 def signal_after_first_chunk(proc: subprocess.Popen, folder: Path, signum: int) -> str:

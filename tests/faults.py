@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 import simulate.engine as engine
-import simulate.manifest as manifest
-import simulate.results as results
+import simulate.folder.manifest as manifest
+import simulate.folder.writer as writer
 
 
 def main() -> None:
@@ -87,7 +87,7 @@ def main() -> None:
 
     manifest.write_file = faulty_write_file
     manifest.append_line = faulty_append_line
-    results.mf.write_file = faulty_write_file
+    writer.mf.write_file = faulty_write_file  # the same module: RunWriter writes through it
     from simulate.cli import main as cardsim
 
     sys.argv = ["cardsim", *args]

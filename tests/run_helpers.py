@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simulate import manifest as mf
+from simulate.folder import manifest as mf
 
 RUN_FOLDER = {"run.json", "manifest.jsonl", "games", ".lock"}
 """What a finished run folder of single games holds (match play adds ``matches``)."""

@@ -1,4 +1,4 @@
-"""Comparison reports (analysis.compare.write_comparison) from small synthetic runs."""
+"""Comparison reports (analysis.comparisons.report.write_comparison) from small synthetic runs."""
 
 import csv
 import json
@@ -15,10 +15,10 @@ import pytest
 from scipy import stats
 from test_analysis_matches import make_match_run
 
-from analysis.compare import write_comparison
-from analysis.describe import fmt_num
+from analysis.comparisons.report import write_comparison
 from analysis.errors import ReportError
-from analysis.significance import holm, newcombe_interval, two_proportion_test
+from analysis.rendering.words import fmt_num
+from analysis.statistics.significance import holm, newcombe_interval, two_proportion_test
 
 DEFAULT = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
 
@@ -246,8 +246,8 @@ def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path
 def test_comparison_never_imports_numba(tmp_path):
     a, b = make_run(tmp_path / "a", 150, n=300), make_run(tmp_path / "b", 160, n=300)
     code = (
-        "import sys\nimport analysis.compare\nassert 'numba' not in sys.modules, 'on import'\n"
-        f"analysis.compare.write_comparison([{str(a)!r}, {str(b)!r}], {str(tmp_path / 'out')!r})\n"
+        "import sys\nimport analysis.comparisons.report\nassert 'numba' not in sys.modules, 'on import'\n"
+        f"analysis.comparisons.report.write_comparison([{str(a)!r}, {str(b)!r}], {str(tmp_path / 'out')!r})\n"
         "assert 'numba' not in sys.modules, 'while writing'\n"
     )
     repo = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Counts per value (analysis.distribution), the bootstrap from counts and convergence
+"""Counts per value (analysis.statistics.distribution), the bootstrap from counts and convergence
 prefixes, against numpy, matplotlib and hand-computed cases."""
 
 import math
@@ -10,11 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from matplotlib import cbook
 
-from analysis.bootstrap import BOOTSTRAP_SEED, mean_difference_interval, mean_interval
-from analysis.convergence import Convergence, checkpoints
-from analysis.distribution import Distribution
 from analysis.load import RunFolder, scan
-from analysis.tally import Longest, Values, WinCounts, where_not
+from analysis.statistics.bootstrap import BOOTSTRAP_SEED, mean_difference_interval, mean_interval
+from analysis.statistics.convergence import Convergence, checkpoints
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.tally import Longest, Values, WinCounts, where_not
 
 PERCENTILES = [0, 2.5, 10, 25, 33.3, 50, 75, 90, 97.5, 99, 99.9, 100]
 

@@ -9,12 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.stats import binomtest
 
-from analysis.describe import fmt_num
-from analysis.document import to_markdown
 from analysis.errors import ReportError
 from analysis.load import open_run
-from analysis.report import build_report, write_report
-from analysis.stats import wilson_interval
+from analysis.rendering.document import to_markdown
+from analysis.rendering.words import fmt_num
+from analysis.reports import build_report, write_report
+from analysis.statistics.stats import wilson_interval
 from simulate.games.shedding.rules import preset
 
 PLAYERS = 3

@@ -1,5 +1,5 @@
-"""Paired comparisons (analysis.paired, the paired tests of analysis.significance and the
-paired analysis of analysis.compare) against scipy, published cases and brute force on
+"""Paired comparisons (analysis.statistics.paired, the paired tests of analysis.statistics.significance and the
+paired analysis of analysis.comparisons.report) against scipy, published cases and brute force on
 small synthetic runs."""
 
 import csv
@@ -15,11 +15,11 @@ import pytest
 from scipy import stats
 from test_analysis_matches import make_match_run
 
-from analysis.compare import write_comparison
-from analysis.distribution import Distribution
+from analysis.comparisons.report import write_comparison
 from analysis.load import RunFolder, open_run
-from analysis.paired import _Unpaired, in_step, obstacle, pair_runs
-from analysis.significance import (
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.paired import _Unpaired, in_step, obstacle, pair_runs
+from analysis.statistics.significance import (
     holm,
     mcnemar_test,
     mean_difference_test,

@@ -7,11 +7,12 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from analysis import compare_plots, plots
-from analysis.convergence import Convergence
-from analysis.distribution import Distribution
-from analysis.output import render
-from analysis.stats import win_share_table
+from analysis.comparisons import charts
+from analysis.rendering import plots
+from analysis.rendering.output import render
+from analysis.statistics.convergence import Convergence
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.stats import win_share_table
 
 TITLE = "Pis Yedili · 4 players · 1,000 deals · stack_growth = double"
 STRATEGIES = ["random", "first", "greedy"]
@@ -88,7 +89,7 @@ def comparison_rows():
 
 
 def test_forest_chart_fills_significant_markers_only():
-    fig = compare_plots.forest_chart(comparison_rows(), TITLE, "turns")
+    fig = charts.forest_chart(comparison_rows(), TITLE, "turns")
     share, length = fig.axes
     points = [line for line in share.lines if line.get_marker() == "o"][:2]
     assert [p.get_markerfacecolor() for p in points] == ["black", "white"]
@@ -107,12 +108,12 @@ def test_variant_series_differ_by_marker_and_line_style():
         (name, win_share_table(np.array([30 + i, 25, 25 - i, 20, 0])))
         for i, name in enumerate(["a", "b", "c"])
     ]
-    fig = compare_plots.variants_win_share_chart(shares, TITLE)
+    fig = charts.variants_win_share_chart(shares, TITLE)
     series = [container.lines[0] for container in fig.axes[0].containers]
     assert len({line.get_marker() for line in series}) == 3
     assert [line.get_markerfacecolor() == "white" for line in series] == [False, True, False]
     dists = [(n, Distribution.of(np.arange(10 + i))) for i, n in enumerate("abc")]
-    fig = compare_plots.survival_curves(dists, TITLE, "turns")
+    fig = charts.survival_curves(dists, TITLE, "turns")
     styles = [line.get_linestyle() for line in fig.axes[0].lines]
     assert len(set(styles)) == 3
     assert all(is_grey(line.get_color()) for line in fig.axes[0].lines)

@@ -14,14 +14,14 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from analysis import output as output_module
-from analysis.bootstrap import mean_interval
-from analysis.describe import chart_title, fmt_num, fmt_range, non_default_rules
-from analysis.distribution import Distribution
-from analysis.document import to_markdown
 from analysis.errors import ReportError
 from analysis.load import load_run, open_run
-from analysis.report import build_report, write_report
+from analysis.rendering import output as output_module
+from analysis.rendering.document import to_markdown
+from analysis.rendering.words import chart_title, fmt_num, fmt_range, non_default_rules
+from analysis.reports import build_report, write_report
+from analysis.statistics.bootstrap import mean_interval
+from analysis.statistics.distribution import Distribution
 
 REPO = Path(__file__).resolve().parents[1]
 DEAL_MODULE = "simulate.games.beggar.deal"
@@ -321,8 +321,8 @@ def test_missing_folder_raises_report_error(tmp_path):
 def test_report_never_imports_numba(tmp_path):
     folder = make_run(tmp_path / "run")
     code = (
-        "import sys\nimport analysis.report\nassert 'numba' not in sys.modules, 'on import'\n"
-        f"analysis.report.write_report({str(folder)!r})\n"
+        "import sys\nimport analysis.reports\nassert 'numba' not in sys.modules, 'on import'\n"
+        f"analysis.reports.write_report({str(folder)!r})\n"
         "assert 'numba' not in sys.modules, 'while writing'\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -8,12 +8,12 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.stats import binomtest
 
-from analysis.bootstrap import mean_interval
-from analysis.describe import fmt_num, fmt_range, non_default_rules
-from analysis.distribution import Distribution
 from analysis.errors import ReportError
 from analysis.load import open_run
-from analysis.report import write_report
+from analysis.rendering.words import fmt_num, fmt_range, non_default_rules
+from analysis.reports import write_report
+from analysis.statistics.bootstrap import mean_interval
+from analysis.statistics.distribution import Distribution
 from simulate.games.shedding import records, reference
 from simulate.games.shedding.rules import preset
 
@@ -194,8 +194,8 @@ def test_missing_column_names_the_file(tmp_path):
 
 
 def test_openspiel_names_seat_zero_not_the_first_seat(tmp_path):
-    from analysis.document import to_markdown
-    from analysis.report import build_report
+    from analysis.rendering.document import to_markdown
+    from analysis.reports import build_report
 
     folder = make_run(tmp_path / "run", "openspiel", 5, ["random"] * 5, 60)
     markdown = to_markdown(build_report(open_run(folder))[0])
@@ -213,7 +213,7 @@ def test_rotated_seats_count_wins_by_strategy(tmp_path):
     """With --rotate-seats a seat plays every strategy in turn: the strategy table counts
     each game's winner by the strategy it played in that game."""
     import simulate
-    from analysis.report import write_report
+    from analysis.reports import write_report
 
     out = tmp_path / "rot"
     frame = simulate.run(

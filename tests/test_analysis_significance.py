@@ -1,4 +1,4 @@
-"""Tests of differences (analysis.significance) against scipy and published cases."""
+"""Tests of differences (analysis.statistics.significance) against scipy and published cases."""
 
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.distribution import Distribution
-from analysis.significance import (
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
     mann_whitney,

@@ -1,4 +1,4 @@
-"""Statistics of analysis.stats against hand-computed cases and scipy."""
+"""Statistics of analysis.statistics.stats against hand-computed cases and scipy."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from analysis.stats import (
+from analysis.statistics.stats import (
     END_REASONS,
     end_reasons,
     length_summary,
@@ -101,7 +101,7 @@ def test_end_reasons_keeps_unknown_reasons_last():
 
 
 def test_interval_decimals_follow_the_half_width():
-    from analysis.describe import fmt_range, fmt_share_pm, fmt_wilson, pct_digits
+    from analysis.rendering.words import fmt_range, fmt_share_pm, fmt_wilson, pct_digits
 
     assert pct_digits(0.2443, 0.2564) == 1  # ± 0.6%
     assert pct_digits(0.25015, 0.25185) == 2  # ± 0.085%

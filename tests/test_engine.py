@@ -20,9 +20,9 @@ import simulate
 from analysis.load import load_run
 from simulate import engine
 from simulate.errors import CardsimError
-from simulate.manifest import read_manifest
+from simulate.folder.manifest import read_manifest
+from simulate.folder.writer import RunWriter
 from simulate.request import make_request, request_from_meta
-from simulate.results import RunWriter
 from simulate.rng import MAX_SEED
 
 GAME = "beggar-my-neighbour"
@@ -356,9 +356,9 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
 def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
     # SIGINT arriving while a chunk is being written only asks the run to stop: the chunk is
     # finished and counted, and the run stops at the end of the chunk being played then.
-    from simulate import results
+    from simulate.folder import writer as writer_module
 
-    real_writer = results.pq.ParquetWriter
+    real_writer = writer_module.pq.ParquetWriter
     calls = []
 
     class SignalledWriter(real_writer):
@@ -368,7 +368,7 @@ def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
             super().write_table(table, *args, **kwargs)
             calls.append(table.num_rows)
 
-    monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
+    monkeypatch.setattr(writer_module.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
     request = make_request(GAME, players=2, games=10_000, seed=8)
     with (
@@ -385,9 +385,9 @@ def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, signum):
-    from simulate import results
+    from simulate.folder import writer as writer_module
 
-    real_writer = results.pq.ParquetWriter
+    real_writer = writer_module.pq.ParquetWriter
     opened = []
 
     class SignalledWriter(real_writer):
@@ -399,7 +399,7 @@ def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, 
             opened.append(True)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(results.pq, "ParquetWriter", SignalledWriter)
+    monkeypatch.setattr(writer_module.pq, "ParquetWriter", SignalledWriter)
     out = tmp_path / "run"
     request = make_request(GAME, players=2, games=3_000, seed=8)
     with RunWriter(out, request.meta()) as writer, pytest.raises(engine.RunInterrupted):

@@ -23,8 +23,8 @@ from pandas.testing import assert_frame_equal
 import simulate
 from analysis.load import load_run
 from analysis.records import DamagedRun
-from simulate import manifest as mf
-from simulate.lock import lock_folder
+from simulate.folder import manifest as mf
+from simulate.folder.lock import lock_folder
 
 FAULTS = str(Path(__file__).with_name("faults.py"))
 PIS_SINGLE = ["--rule", "match_deals=none"]
@@ -396,7 +396,7 @@ def test_manifest_ignores_a_line_cut_short_and_reports_a_garbled_one(tmp_path):
 def test_the_lock_is_reentrant_in_its_thread_and_refused_elsewhere(tmp_path):
     import threading
 
-    from simulate.lock import FolderInUse, is_locked
+    from simulate.folder.lock import FolderInUse, is_locked
 
     with lock_folder(tmp_path):
         with lock_folder(tmp_path):
@@ -419,7 +419,7 @@ def test_the_lock_is_reentrant_in_its_thread_and_refused_elsewhere(tmp_path):
         [
             sys.executable,
             "-c",
-            f"from simulate.lock import is_locked; print(is_locked({str(tmp_path)!r}))",
+            f"from simulate.folder.lock import is_locked; print(is_locked({str(tmp_path)!r}))",
         ],
         capture_output=True,
         text=True,

@@ -22,9 +22,9 @@ from simulate.cli import app
 from simulate.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
-from simulate.study import load_study, read_rule_file, split_seats
-from simulate.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
-from simulate.tomlines import KeyLines
+from simulate.studies.file import load_study, read_rule_file, split_seats
+from simulate.studies.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
+from simulate.studies.tomlines import KeyLines
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
 runner = CliRunner()
@@ -336,7 +336,7 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
 
 
 def test_sweep_comparison_reports(tmp_path):
-    pytest.importorskip("analysis.compare")
+    pytest.importorskip("analysis.comparisons.report")
     out = tmp_path / "out"
     result = invoke("sweep", write(tmp_path, SMALL), "--out", out, "--games", 800)
     assert result.exit_code == 0, result.output
@@ -362,7 +362,7 @@ def test_compare_command(tmp_path):
     line = one_error(invoke("compare", runs[0], tmp_path, "--out", tmp_path / "c"))
     assert "not a run folder" in line
     assert not (tmp_path / "c").exists()
-    pytest.importorskip("analysis.compare")
+    pytest.importorskip("analysis.comparisons.report")
     result = invoke("compare", *runs, "--base", "own-3p", "--out", tmp_path / "c")
     assert result.exit_code == 0, result.output
     assert any(p.suffix == ".html" for p in (tmp_path / "c").iterdir())

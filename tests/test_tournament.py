@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from run_helpers import completed
 
-from analysis.load import load_run
-from analysis.tournament import (
+from analysis.comparisons.tournament import (
     Pairing,
     luce_strengths,
     ratings,
@@ -15,8 +14,9 @@ from analysis.tournament import (
     win_matrix,
     write_tournament_report,
 )
+from analysis.load import load_run
 from simulate.errors import CardsimError
-from simulate.tournament import pairings, run_tournament
+from simulate.studies.tournament import pairings, run_tournament
 
 
 def test_pairings_are_ordered_except_for_two_players():

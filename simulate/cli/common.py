@@ -100,7 +100,7 @@ def rule_overrides(config: Path | None, rule: list[str] | None, game: str | None
     overrides = {}
     if config is not None:
         from ..games.registry import resolve_game
-        from ..study import read_rule_file
+        from ..studies.file import read_rule_file
 
         rule_file = read_rule_file(config)
         if game is not None:
@@ -116,7 +116,7 @@ def seat_list(strategy: list[str] | None, seats: str | None) -> list[str] | None
         return strategy
     if strategy:
         raise CardsimError("give --strategy (repeated) or --seats (a comma list), not both")
-    from ..study import split_seats
+    from ..studies.file import split_seats
 
     names = split_seats(seats)
     if not all(names):

@@ -77,8 +77,8 @@ def simulate(
     """Play many games and write the run folder: DIR/run.json, the records chunk by chunk
     (DIR/games/, one row per game) under DIR/manifest.jsonl, and (unless --no-report) the
     report."""
+    from ..folder.writer import RunWriter
     from ..request import DEFAULT_GAMES, make_request
-    from ..results import RunWriter
 
     strategies = seat_list(strategy, seats)
     if resume:
@@ -117,7 +117,7 @@ def simulate(
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
         if not skip_space_check:
-            from ..results import check_space
+            from ..folder.writer import check_space
 
             check_space(out, request.meta(), request.games)
         writer = RunWriter(out, request.meta(), force=force)
@@ -127,9 +127,9 @@ def simulate(
 
 def _resume(game: str, out: Path, threads: int | None):
     """The request of the run in ``out`` and its writer, reopened to complete it."""
+    from ..folder.writer import RunWriter, crashed, progress_text, read_meta
     from ..games.registry import resolve_game
     from ..request import request_from_meta
-    from ..results import RunWriter, crashed, progress_text, read_meta
 
     info = resolve_game(game)
     meta = read_meta(out)
@@ -167,7 +167,7 @@ def run_and_report(request, writer, out: Path, report_: bool) -> None:
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
     if report_:
-        from analysis.report import write_report
+        from analysis.reports import write_report
 
         html_path, md_path = write_report(out)
         typer.echo(f"wrote {html_path} and {md_path}")
@@ -180,7 +180,7 @@ def report(
     top: Annotated[int, typer.Option(help="How many of the longest deals to list.")] = 10,
 ):
     """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts."""
-    from analysis.report import write_report
+    from analysis.reports import write_report
 
     with folder_lock(run_dir):
         html_path, md_path = write_report(run_dir, top=top)
@@ -190,8 +190,8 @@ def report(
 def folder_lock(folder: Path):
     """The lock of an existing run folder; one in use by a run in progress is refused as
     "in progress: N of M games"."""
-    from ..lock import FolderInUse, lock_folder
-    from ..results import META_FILE, progress_text, read_meta
+    from ..folder.lock import FolderInUse, lock_folder
+    from ..folder.writer import META_FILE, progress_text, read_meta
 
     if not (folder / META_FILE).is_file():
         return nullcontext()  # not a run: the reader names what is missing, nothing written
@@ -228,7 +228,7 @@ def verify(
 ):
     """Check a run folder: every chunk's checksum, and a replay of sampled games against
     their records. Exit code 0 when healthy, 1 when damaged (one line per problem)."""
-    from ..verify import verify_run
+    from ..folder.verify import verify_run
 
     verdict = verify_run(
         run_dir,

@@ -22,7 +22,7 @@ from .common import (
     user_errors,
 )
 
-StrategiesGame = game_argument("strategies", "A game whose seats have strategies")
+StrategiesGame = game_argument("tournament", "A game whose seats have strategies")
 TuneGame = game_argument("tune", "A game with weighted strategies")
 
 
@@ -49,9 +49,9 @@ def tournament(
 ):
     """Every strategy against every other (one seat against the rest, every seat in turn on
     the same deals): a win-share matrix, ratings and a heatmap in DIR/report.html."""
-    from analysis.tournament import write_tournament_report
+    from analysis.comparisons.tournament import write_tournament_report
 
-    from ..tournament import run_tournament
+    from ..studies.tournament import run_tournament
 
     names = seat_list(None, strategies)
     if out is None:
@@ -121,7 +121,7 @@ def tune(
     if out is not None:
         from dataclasses import asdict
 
-        from ..results import write_atomic
+        from ..folder.writer import write_atomic
 
         write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
         typer.echo(f"wrote {out}")

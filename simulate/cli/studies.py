@@ -41,8 +41,8 @@ def sweep(
 ):
     """Run every variant x player count of a study (same seed: common random numbers) into
     OUT/<variant>-<players>p/, then write the comparison report."""
-    from ..study import load_study
-    from ..sweep import SweepInterrupted, plan_sweep, run_sweep
+    from ..studies.file import load_study
+    from ..studies.sweep import SweepInterrupted, plan_sweep, run_sweep
 
     study = load_study(study_file)
     if out is None:
@@ -90,8 +90,8 @@ def compare(
     title: Annotated[str | None, typer.Option(help="Title of the report.")] = None,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
-    from ..results import read_meta
-    from ..sweep import comparison_writer
+    from ..folder.writer import read_meta
+    from ..studies.sweep import comparison_writer
 
     if len(run_dirs) < 2:
         raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
@@ -110,10 +110,12 @@ def compare(
         index = matches[0]
     write_comparison = comparison_writer()
     if write_comparison is None:
-        raise CardsimError("this installation has no comparison reports (analysis.compare)")
+        raise CardsimError(
+            "this installation has no comparison reports (analysis.comparisons.report)"
+        )
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    from ..lock import lock_folder
+    from ..folder.lock import lock_folder
 
     with lock_folder(out):
         written = write_comparison(run_dirs, out, names=names, base=index, title=title)

@@ -83,13 +83,13 @@ def specs() -> tuple[GameSpec, ...]:
 
 def games(command: str | None = None) -> dict[str, GameInfo]:
     """Every game by its full name (or those that take ``command``: ``play``, ``search``,
-    ``replay``, ``strategies``)."""
+    ``replay``, ``tune``, ``tournament``: a game whose seats have strategies)."""
     return {
         preset.name: GameInfo(spec, preset)
         for spec in specs()
         if command is None
         or command in spec.commands
-        or (command == "strategies" and spec.takes_strategies)
+        or (command == "tournament" and spec.takes_strategies)
         for preset in spec.presets
     }
 

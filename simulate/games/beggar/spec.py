@@ -49,7 +49,7 @@ GAME_SPEC = GameSpec(
     required_columns=("game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks"),
     engine_path="simulate.games.beggar.engine:ENGINE",
     unended=("cycle",),
-    report_path="analysis.report:build_beggar_report",
+    report_path="analysis.reports.beggar:build_beggar_report",
     commands=frozenset({"play", "search"}),
     bytes_per_record=lambda players: 10.0,  # 2.8 measured (10^8 deals, two players)
 )

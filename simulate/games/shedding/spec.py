@@ -143,7 +143,7 @@ GAME_SPEC = GameSpec(
     engine_path="simulate.games.shedding.engine:ENGINE",
     takes_strategies=True,
     parse_strategy=parse,
-    report_path="analysis.shedding:build_shedding_report",
+    report_path="analysis.reports.shedding:build_shedding_report",
     commands=frozenset({"replay", "tune"}),
     # measured: 12.7 bytes a 4-seat game, 5.4 a match (10^8 records)
     deal_shape=deal_shape,

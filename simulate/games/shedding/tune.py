@@ -164,7 +164,7 @@ def tune(
     holdout = holdout or max(validation, 1000)
     holdout_seed = (seed + HOLDOUT_OFFSET) % 2**64
     results = {spec: share_of(spec, holdout, holdout_seed) for spec in (chosen, "greedy")}
-    from analysis.stats import wilson_interval
+    from analysis.statistics.stats import wilson_interval
 
     wins, games = results[chosen]
     lo, hi = wilson_interval(wins, games)

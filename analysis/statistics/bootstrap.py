@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.distribution import Distribution
+from analysis.statistics.distribution import Distribution
 
 #: Seed of the numpy Generator behind every bootstrap interval (``np.random.default_rng``).
 BOOTSTRAP_SEED = 20241130

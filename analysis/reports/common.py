@@ -1,5 +1,5 @@
-"""Report pieces shared by every game's report: run details, length, win-share and
-end-reason tables, counts in words."""
+"""Report pieces shared by every game's report (the generic one and each family's): run
+details, length, win-share and end-reason tables, the convergence section, counts in words."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from analysis.describe import fmt_ci, fmt_int, fmt_num, fmt_pct, fmt_range, game_name
-from analysis.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.words import fmt_ci, fmt_int, fmt_num, fmt_pct, fmt_range, game_name
 
-#: The columns of a length table: (key of :func:`analysis.stats.length_summary`, label).
+#: The columns of a length table: (key of :func:`analysis.statistics.stats.length_summary`, label).
 LENGTH_MEASURES = (
     ("mean", "mean"),
     ("median", "median"),
@@ -89,7 +89,7 @@ def length_table(
     summaries: Sequence[tuple[str, Mapping[str, float]]],
     intervals: Sequence[tuple[float, float]] | None = None,
 ) -> Table:
-    """One row per ``(unit, summary)``, the summary from :func:`analysis.stats.length_summary`;
+    """One row per ``(unit, summary)``, the summary from :func:`analysis.statistics.stats.length_summary`;
     with ``intervals`` (one ``(lo, hi)`` per row) a column gives the mean's 95% interval."""
     rows = []
     for i, (unit, summary) in enumerate(summaries):
@@ -105,7 +105,7 @@ def length_table(
 
 def win_table(shares: pd.DataFrame, first: str = "seat") -> Table:
     """Seat (or ``first``), wins, share and 95% CI per row of
-    :func:`analysis.stats.win_share_table`; wins print with a decimal when fractional
+    :func:`analysis.statistics.stats.win_share_table`; wins print with a decimal when fractional
     (shared match wins)."""
     rows = [
         [row.label, fmt_num(row.wins), fmt_pct(row.share, 2), fmt_ci(row.lo, row.hi, 2)]
@@ -116,7 +116,7 @@ def win_table(shares: pd.DataFrame, first: str = "seat") -> Table:
 
 def end_table(reasons: pd.DataFrame, meanings: Mapping[str, str]) -> Table:
     """End reason (as code), its meaning, deals and share per row of
-    :func:`analysis.stats.end_reasons`."""
+    :func:`analysis.statistics.stats.end_reasons`."""
     rows = [
         [reason, meanings.get(reason, ""), fmt_int(row["count"]), fmt_pct(row["share"], 2)]
         for reason, row in reasons.iterrows()
@@ -128,7 +128,7 @@ def convergence_section(
     table: pd.DataFrame, first_label: str, length_label: str, length_scope: str = ""
 ) -> list[Block]:
     """The "Convergence" heading, its table (one row per prefix of
-    :meth:`analysis.convergence.Convergence.table`) and its chart (named ``convergence``).
+    :meth:`analysis.statistics.convergence.Convergence.table`) and its chart (named ``convergence``).
     ``first_label`` names the seat ("first seat"), ``length_label`` the length's unit
     ("cards"), ``length_scope`` says which games the length covers, as a sentence."""
     rows = [

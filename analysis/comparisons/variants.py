@@ -1,6 +1,9 @@
 """The statistics of a comparison of runs: each variant's headline figures and, against
 the base variant, the difference of each with its interval and a test.
 
+Numbers only, one row per variant (:func:`comparison_table`); the report that words and
+draws them is :mod:`analysis.comparisons.report`.
+
 Per variant and its base (runs with the same number of players), as independent samples:
 
 - the first seat's win share: difference with Newcombe's hybrid score interval, pooled
@@ -13,7 +16,7 @@ Per variant and its base (runs with the same number of players), as independent 
   difference with Newcombe's interval, two-proportion z-test.
 
 When the variant played the same deals as its base (common random numbers, see
-:mod:`analysis.paired`), the first seat's share and the mean length are compared as paired
+:mod:`analysis.statistics.paired`), the first seat's share and the mean length are compared as paired
 samples instead: McNemar's test with Newcombe's interval for paired shares, and the mean of
 the paired differences of length with its t interval and the Wilcoxon signed-rank test (for
 Beggar-My-Neighbour over the pairs in which both deals end); in match play, seat 0's match
@@ -36,12 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.bootstrap import mean_difference_interval, mean_interval
-from analysis.distribution import Distribution
 from analysis.load import RunFolder, scan
-from analysis.matches import Matches, has_matches, read_matches
-from analysis.paired import Pairing, pair_runs
-from analysis.significance import (
+from analysis.reports.matches import Matches, has_matches, read_matches
+from analysis.statistics.bootstrap import mean_difference_interval, mean_interval
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.paired import Pairing, pair_runs
+from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
     mann_whitney,
@@ -52,8 +55,8 @@ from analysis.significance import (
     two_proportion_test,
     wilcoxon_signed_rank,
 )
-from analysis.stats import wilson_interval
-from analysis.tally import LabelCounts, Values, WinCounts, lead_column, where_not
+from analysis.statistics.stats import wilson_interval
+from analysis.statistics.tally import LabelCounts, Values, WinCounts, lead_column, where_not
 
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
@@ -78,7 +81,7 @@ class Variant:
 
     ``seats`` (players + 1,) wins per seat then games with no winner; ``first`` the same
     by position relative to the seat that led the deal where the run says which did
-    (:func:`analysis.tally.lead_column`; else equal to ``seats``);
+    (:func:`analysis.statistics.tally.lead_column`; else equal to ``seats``);
     ``ends`` games per end reason; ``length`` the distribution of the headline length
     (``length_unit``); ``scores`` each seat's score distribution (shedding games, else
     empty); ``matches`` the run's matches, or None."""
@@ -177,7 +180,7 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
     """Each figure of ``variant`` minus the base's, its interval, and each test's statistic
     and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`), with the analysis
     used (``<test>_analysis``, :data:`PAIRED` or :data:`INDEPENDENT`) and the test's name
-    (``<test>_test``). With ``pairing`` (:func:`analysis.paired.pair_runs`) the figures it
+    (``<test>_test``). With ``pairing`` (:func:`analysis.statistics.paired.pair_runs`) the figures it
     pairs are compared as paired samples, and ``pairing_note`` says why the deals are not
     paired ("" when they are). The independent-sample interval and p-value of the first
     seat's share, the mean length and the match share are kept as ``<test>_ind_lo``,
@@ -268,7 +271,7 @@ def comparison_table(
     Holm-adjusted p-value (``<test>_p_holm``, over the whole table) and ``<test>_significant``.
     ``bases`` maps a player count to the index of its base variant. With ``paired`` each
     variant that played its base's deals is compared with it as paired samples (both runs
-    are read again, in step: :func:`analysis.paired.pair_runs`)."""
+    are read again, in step: :func:`analysis.statistics.paired.pair_runs`)."""
     reasons = list(dict.fromkeys(r for v in variants for r, c in v.ends.items() if c))
     rows = []
     for i, variant in enumerate(variants):

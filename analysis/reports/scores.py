@@ -8,13 +8,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.describe import fmt_int, fmt_num, fmt_pct
-from analysis.distribution import Distribution
-from analysis.document import Block, Chart, Heading, Paragraph, Table
 from analysis.load import Batch
-from analysis.sections import count_text
-from analysis.stats import finish_ranks, value_summary
-from analysis.tally import LabelCounts
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.words import fmt_int, fmt_num, fmt_pct
+from analysis.reports.common import count_text
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.stats import finish_ranks, value_summary
+from analysis.statistics.tally import LabelCounts
 
 SCORING_MEANINGS = {
     "penalty": (

@@ -1,5 +1,5 @@
-"""The report sections every game shares, built from its spec alone: summary, run details,
-game length, win share by seat, end reasons and convergence.
+"""The generic report, built from a game's spec alone: summary, run details, game length,
+win share by seat, end reasons and convergence.
 
 A game whose spec names no report of its own (``GameSpec.report_path``) gets this one; the
 built-in families build theirs with the same pieces and add their own sections.
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from analysis import plots
-from analysis.bootstrap import mean_interval
-from analysis.convergence import Convergence
-from analysis.describe import (
+from analysis.load import RunFolder, scan
+from analysis.rendering import plots
+from analysis.rendering.document import Block, Chart, Heading, Paragraph
+from analysis.rendering.words import (
     chart_title,
     fmt_num,
     fmt_pct,
@@ -25,9 +25,7 @@ from analysis.describe import (
     players_adjective,
     rules_label,
 )
-from analysis.document import Block, Chart, Heading, Paragraph
-from analysis.load import RunFolder, scan
-from analysis.sections import (
+from analysis.reports.common import (
     BOOTSTRAP_NOTE,
     convergence_section,
     count_text,
@@ -37,8 +35,10 @@ from analysis.sections import (
     run_details,
     win_table,
 )
-from analysis.stats import end_reason_table, length_summary, win_share_table
-from analysis.tally import LabelCounts, Values, WinCounts, where_not
+from analysis.statistics.bootstrap import mean_interval
+from analysis.statistics.convergence import Convergence
+from analysis.statistics.stats import end_reason_table, length_summary, win_share_table
+from analysis.statistics.tally import LabelCounts, Values, WinCounts, where_not
 
 
 def build_generic_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import plots
-from analysis.bootstrap import mean_interval
-from analysis.convergence import Convergence
-from analysis.describe import (
+from analysis.load import RunFolder, scan
+from analysis.rendering import plots
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.words import (
     chart_title,
     fmt_ci,
     fmt_int,
@@ -23,11 +23,7 @@ from analysis.describe import (
     shedding_rules,
     strategies_text,
 )
-from analysis.document import Block, Chart, Heading, Paragraph, Table
-from analysis.load import RunFolder, scan
-from analysis.matches import has_matches, matches_section, matches_summary, read_matches
-from analysis.scores import OthersByFinish, multiplier_section, score_section
-from analysis.sections import (
+from analysis.reports.common import (
     BOOTSTRAP_NOTE,
     convergence_section,
     count_text,
@@ -37,7 +33,11 @@ from analysis.sections import (
     run_details,
     win_table,
 )
-from analysis.stats import (
+from analysis.reports.matches import has_matches, matches_section, matches_summary, read_matches
+from analysis.reports.scores import OthersByFinish, multiplier_section, score_section
+from analysis.statistics.bootstrap import mean_interval
+from analysis.statistics.convergence import Convergence
+from analysis.statistics.stats import (
     SHEDDING_END_REASONS,
     end_reason_table,
     first_seat_advantage,
@@ -45,7 +45,7 @@ from analysis.stats import (
     strategy_shares,
     win_share_table,
 )
-from analysis.tally import LabelCounts, Longest, Values, WinCounts, lead_column, where_in
+from analysis.statistics.tally import LabelCounts, Longest, Values, WinCounts, lead_column, where_in
 
 #: The counts of a game, in the order of the length table: (column, row label).
 LENGTH_UNITS = (

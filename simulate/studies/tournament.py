@@ -4,7 +4,7 @@ For each ordered pair ``(a, b)`` of the chosen strategies a run seats ``a`` in o
 ``b`` in all the others, with rotated seatings (every deal is played once with ``a`` in
 each seat: the same cards for every seating and every pairing, since deal ``g`` depends only
 on ``(seed, g)``). With two players ``(a, b)`` and ``(b, a)`` are the same games, so only
-one of them is played. The report (:mod:`analysis.tournament`) turns the runs into a
+one of them is played. The report (:mod:`analysis.comparisons.tournament`) turns the runs into a
 win-share matrix, ratings and a heatmap.
 """
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .engine import stream
-from .errors import CardsimError
-from .games.registry import resolve_game
-from .lock import lock_folder
-from .request import make_request, seat_strategies
-from .results import RunWriter, holds_run, write_atomic
+from ..engine import stream
+from ..errors import CardsimError
+from ..folder.lock import lock_folder
+from ..folder.writer import RunWriter, holds_run, write_atomic
+from ..games.registry import resolve_game
+from ..request import make_request, seat_strategies
 
 
 def pairings(count: int, players: int) -> list[tuple[int, int]]:
@@ -45,7 +45,7 @@ def run_tournament(
     seat; ``rules``: knob overrides. Raises CardsimError for a bad request."""
     if len(strategies) < 2:
         raise CardsimError(f"a tournament needs at least 2 strategies, got {len(strategies)}")
-    resolve_game(game, "strategies")
+    resolve_game(game, "tournament")
     probe = make_request(
         game,
         players=players,

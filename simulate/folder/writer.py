@@ -32,8 +32,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import CardsimError
 from . import manifest as mf
-from .errors import CardsimError
 from .lock import LOCK_FILE, FolderLock, is_locked, lock_folder
 
 LEGACY_GAMES_FILE = "games.parquet"
@@ -388,7 +388,7 @@ def migrate_legacy(folder: Path, meta: dict) -> list[str]:
 def estimated_bytes_per_game(meta: dict) -> float:
     """About how many bytes a game (a match of about ``match_deals`` or 8 deals, in match
     play) takes on disk, from the game's generous size of a record."""
-    from .games.registry import info_of
+    from ..games.registry import info_of
 
     info = info_of(meta.get("game", ""))
     players = int(meta.get("players", 2))

@@ -16,8 +16,11 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from analysis import plots
-from analysis.describe import (
+from analysis.errors import ReportError
+from analysis.load import BATCH_ROWS, RunFolder
+from analysis.rendering import plots
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.words import (
     chart_title,
     fmt_int,
     fmt_num,
@@ -25,12 +28,9 @@ from analysis.describe import (
     fmt_share_pm,
     fmt_wilson,
 )
-from analysis.distribution import Distribution
-from analysis.document import Block, Chart, Heading, Paragraph, Table
-from analysis.errors import ReportError
-from analysis.load import BATCH_ROWS, RunFolder
-from analysis.sections import count_text, win_table
-from analysis.stats import value_summary, wilson_interval
+from analysis.reports.common import count_text, win_table
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.stats import value_summary, wilson_interval
 
 MATCHES_FILE = "matches.parquet"
 
@@ -61,7 +61,7 @@ class Matches:
         return len(self.totals)
 
     def share_table(self, confidence: float = 0.95) -> pd.DataFrame:
-        """As :func:`analysis.stats.win_share_table`, over matches: ``wins`` are summed
+        """As :func:`analysis.statistics.stats.win_share_table`, over matches: ``wins`` are summed
         shares (fractional when wins were shared; the Wilson interval takes them as counts),
         and the last row (no winner) is 0, a match always having a winner."""
         wins = np.append(self.wins, 0.0)

@@ -11,8 +11,8 @@ from pathlib import Path
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from analysis.document import Block, to_html, to_markdown
 from analysis.errors import ReportError
+from analysis.rendering.document import Block, to_html, to_markdown
 
 
 def write_document(

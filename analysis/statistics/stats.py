@@ -8,7 +8,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from analysis.distribution import Distribution
+from analysis.statistics.distribution import Distribution
 
 #: Every way a game can end, in report order: Beggar-My-Neighbour, the shedding games.
 END_REASONS = ("out", "cycle", "time_limit")
@@ -44,7 +44,7 @@ def win_share_table(
     wins: np.ndarray, labels: Sequence[str] | None = None, confidence: float = 0.95
 ) -> pd.DataFrame:
     """Win shares with Wilson intervals from counts: ``wins`` has shape (players + 1,), one
-    count per seat and last the games with no winner (as :class:`analysis.tally.WinCounts`
+    count per seat and last the games with no winner (as :class:`analysis.statistics.tally.WinCounts`
     keeps them); shares are of all games.
 
     Columns: ``seat`` (0 … players − 1, then −1), ``label`` ("seat 0", …, "no winner", or

@@ -16,8 +16,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
-from analysis.describe import fmt_num
-from analysis.distribution import Distribution
+from analysis.rendering.words import fmt_num
+from analysis.statistics.distribution import Distribution
 
 #: Share of games the histograms show; the longest 0.1% would squash the rest.
 _HIST_QUANTILE = 99.9
@@ -106,7 +106,7 @@ def _histogram_panel(ax, dist: Distribution, xlabel: str, hatch: str | None) -> 
 
 def survival_chart(x: np.ndarray, s: np.ndarray, title: str, unit: str = "cards") -> Figure:
     """Survival curve P(length > x) against x (in ``unit``: cards played, turns …), as from
-    :meth:`analysis.distribution.Distribution.survival`, on a logarithmic y axis (so the
+    :meth:`analysis.statistics.distribution.Distribution.survival`, on a logarithmic y axis (so the
     rare very long deals stay visible)."""
     fig = new_figure(title, 8, 4.5)
     ax = fig.subplots()
@@ -126,7 +126,7 @@ def survival_chart(x: np.ndarray, s: np.ndarray, title: str, unit: str = "cards"
 def win_share_chart(shares: pd.DataFrame, title: str, unit: str = "deals") -> Figure:
     """Win share per seat with Wilson error bars and a dashed line at the equal share 1/n.
 
-    ``shares`` is the table from :func:`analysis.stats.win_share_table`; its "no winner"
+    ``shares`` is the table from :func:`analysis.statistics.stats.win_share_table`; its "no winner"
     row is left out of the chart. Each point is labelled with its percentage. ``unit``
     names what was won (``deals``, ``matches``).
     """
@@ -225,7 +225,7 @@ def convergence_chart(
 ) -> Figure:
     """The headline estimates against games played, on a log axis: left, the first seat's
     win share with its 95% Wilson band and the equal share 1/``players`` dashed; right, the
-    mean length with its 95% band. ``table`` is :meth:`analysis.convergence.Convergence.table`.
+    mean length with its 95% band. ``table`` is :meth:`analysis.statistics.convergence.Convergence.table`.
     """
     fig = new_figure(title, 10, 4.3)
     left, right = fig.subplots(1, 2)

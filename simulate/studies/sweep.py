@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CardsimError
-from .lock import FolderInUse, is_locked, lock_folder
-from .results import RunWriter, crashed, holds_run, read_meta, write_atomic
-from .study import Cell, Study, expected_meta
+from ..errors import CardsimError
+from ..folder.lock import FolderInUse, is_locked, lock_folder
+from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
+from .file import Cell, Study, expected_meta
 
 STUDY_COPY = "study.toml"
 RUN, RESUME, SKIP = "run", "resume", "skip"
@@ -130,7 +130,7 @@ def run_sweep(
 
 
 def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size) -> None:
-    from .engine import DEFAULT_CHUNK, RunInterrupted, stream
+    from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
 
     total = len(plan.cells)
     for number, (cell, action) in enumerate(zip(plan.cells, plan.actions, strict=True), 1):
@@ -161,7 +161,7 @@ def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> l
     """One comparison report per player count (the first variant is the base)."""
     write_comparison = comparison_writer()
     if write_comparison is None:
-        echo("comparison report skipped: this installation has no analysis.compare")
+        echo("comparison report skipped: this installation has no analysis.comparisons.report")
         return []
     written: list[Path] = []
     counts = sorted({cell.players for cell in plan.cells})
@@ -182,11 +182,11 @@ def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> l
 
 
 def comparison_writer():
-    """``analysis.compare.write_comparison``, or None where that module is missing."""
+    """``analysis.comparisons.report.write_comparison``, or None where that module is missing."""
     try:
-        from analysis.compare import write_comparison
+        from analysis.comparisons.report import write_comparison
     except ModuleNotFoundError as exc:
-        if exc.name != "analysis.compare":
+        if exc.name not in ("analysis.comparisons", "analysis.comparisons.report"):
             raise
         return None
     return write_comparison

@@ -33,8 +33,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CardsimError
-from .rng import MAX_SEED
+from ..errors import CardsimError
+from ..rng import MAX_SEED
 from .tomlines import KeyLines
 
 STUDY_KEYS = ("title", "game", "players", "games", "seed", "rules", "strategies", "variant")
@@ -92,11 +92,11 @@ class Study:
         request; ``games`` overrides the study's count (a quick trial)."""
         if games is not None and (isinstance(games, bool) or games < 1):
             raise CardsimError(f"--games must be a whole number of at least 1, got {games}")
-        from .games.registry import resolve_game
+        from ..games.registry import resolve_game
 
         info = resolve_game(self.game)
         rules_of = {variant.name: self.variant_rules(variant) for variant in self.variants}
-        from .request import make_request
+        from ..request import make_request
 
         make_request(self.game, games=1, seed=0, threads=threads)  # checks --threads alone
         counts = self.players or (info.default_players,)
@@ -128,7 +128,7 @@ class Study:
     def variant_rules(self, variant: Variant):
         """The resolved rules object of a variant: the game's defaults, the study's rules,
         then the variant's (each knob's error located at its line)."""
-        from .games.registry import resolve_game
+        from ..games.registry import resolve_game
 
         base = resolve_game(self.game).base_rules()
         rules = apply_overrides(base, self.rules, ("rules",), self)
@@ -254,7 +254,7 @@ def load_study(path: str | Path) -> Study:
     game = data["game"]
     if not isinstance(game, str):
         raise fail(("game",), f"game must be a name in quotes, got {game!r}")
-    from .games.registry import resolve_game
+    from ..games.registry import resolve_game
 
     try:
         resolve_game(game)

@@ -6,7 +6,7 @@ outcomes (every seat, or every end reason). Lengths: the Mann-Whitney U test, co
 exactly from the counts per value (ties handled as mid-ranks), so no subsampling is needed
 on any run size.
 
-Paired samples (the same deals in both runs, :mod:`analysis.paired`). Shares: McNemar's
+Paired samples (the same deals in both runs, :mod:`analysis.statistics.paired`). Shares: McNemar's
 test with Newcombe's square-and-add interval for paired data (his method 10); lengths: the
 Wilcoxon signed-rank test on the paired differences, computed exactly from their counts per
 value, and the t interval of their mean; per-match figures: the paired t-test and interval.
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from analysis.distribution import Distribution
-from analysis.stats import wilson_interval
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.stats import wilson_interval
 
 #: A 2×2 table of paired binary outcomes: ``table[i][j]`` pairs whose first outcome is i
 #: and second j (1 a success, 0 not).

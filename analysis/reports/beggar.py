@@ -1,17 +1,22 @@
-"""The report of a run folder: ``report.html`` (self-contained) and ``report.md`` + ``charts/``."""
+"""Beggar-My-Neighbour's report: game length in cards and tricks, win share by seat, end
+reasons, convergence, the longest deals and the deals that never end (cycles), each deal
+written out so that ``cardsim play`` can replay it.
+
+Its spec names :func:`build_beggar_report` (``GameSpec.report_path``); the dispatcher in
+:mod:`analysis.reports` loads it from there.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import plots
-from analysis.bootstrap import mean_interval
-from analysis.convergence import Convergence
-from analysis.describe import (
+from analysis.load import RunFolder, scan
+from analysis.rendering import plots
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.words import (
     chart_title,
     fmt_int,
     fmt_num,
@@ -25,10 +30,7 @@ from analysis.describe import (
     players_adjective,
     rule_text,
 )
-from analysis.document import Block, Chart, Heading, Paragraph, Table
-from analysis.load import RunFolder, open_run, scan
-from analysis.output import write_document
-from analysis.sections import (
+from analysis.reports.common import (
     BOOTSTRAP_NOTE,
     convergence_section,
     count_text,
@@ -38,39 +40,22 @@ from analysis.sections import (
     run_details,
     win_table,
 )
-from analysis.stats import end_reason_table, length_summary, win_share_table
-from analysis.tally import FirstRows, LabelCounts, Longest, Values, WinCounts, where_in, where_not
+from analysis.statistics.bootstrap import mean_interval
+from analysis.statistics.convergence import Convergence
+from analysis.statistics.stats import end_reason_table, length_summary, win_share_table
+from analysis.statistics.tally import (
+    FirstRows,
+    LabelCounts,
+    Longest,
+    Values,
+    WinCounts,
+    where_in,
+    where_not,
+)
 from simulate.games.beggar.spec import END_MEANINGS as BEGGAR_END_MEANINGS
-from simulate.games.spec import load
 
 #: Longest list of cycle games printed; beyond it the report gives the count only.
 MAX_CYCLES_LISTED = 1000
-
-
-def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
-    """Write ``report.html``, ``report.md`` and ``charts/*.png|svg`` into the run folder
-    (Beggar-My-Neighbour or a shedding game).
-
-    ``top`` is how many of the longest deals to list. The games are read in batches of
-    the columns the report needs, so memory stays bounded whatever the run's size. Every
-    file is written under a temporary name and renamed into place. Returns ``(html_path,
-    markdown_path)``. Raises :class:`ReportError` when the folder cannot be read or written.
-    """
-    run = open_run(run_dir)
-    blocks, figures = build_report(run, top)
-    return write_document(run.path, blocks, figures, f"{game_name(run.meta['game'])} report")
-
-
-def build_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
-    """The report's blocks and its charts (chart name → Figure), from one pass over the
-    games: Beggar-My-Neighbour's, or a shedding game's
-    (:func:`analysis.shedding.build_shedding_report`)."""
-    path = run.spec.report_path
-    if path is None:
-        from analysis.generic import build_generic_report
-
-        return build_generic_report(run, top)
-    return load(path)(run, top)
 
 
 def build_beggar_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:

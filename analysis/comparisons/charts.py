@@ -1,7 +1,10 @@
-"""Charts of a comparison of runs, each returning a matplotlib Figure.
+"""Charts of a comparison of runs, each returning a matplotlib Figure: the forest plot of
+the differences from the base, the variants' win shares, their survival curves. They draw
+what :mod:`analysis.comparisons.variants` computes, for :mod:`analysis.comparisons.report`;
+the charts of a single run are in :mod:`analysis.rendering.plots`.
 
-As in :mod:`analysis.plots`, series are told apart by marker, fill and line style as well
-as by grey level, so that the charts read the same in grayscale.
+As there, series are told apart by marker, fill and line style as well as by grey level,
+so that the charts read the same in grayscale.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from analysis.distribution import Distribution
-from analysis.plots import new_figure, no_data
+from analysis.rendering.plots import new_figure, no_data
+from analysis.statistics.distribution import Distribution
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 _LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
@@ -34,7 +37,7 @@ def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
     95% interval of the analysis used (Newcombe's interval and a bootstrap one for
     independent samples, Newcombe's paired interval and a t interval for paired ones, the
     variant's label then saying "paired"). One row per non-base variant of ``table``
-    (:func:`analysis.comparison.comparison_table`, one player count); filled markers are
+    (:func:`analysis.comparisons.variants.comparison_table`, one player count); filled markers are
     differences significant after Holm's correction, open ones are not."""
     rows = table[~table["is_base"]]
     fig = new_figure(title, 10, max(2.8, 0.55 * len(rows) + 2.2))
@@ -80,7 +83,7 @@ def variants_win_share_chart(
     shares: Sequence[tuple[str, pd.DataFrame]], title: str, position: bool = False
 ) -> Figure:
     """Win share by seat for each variant side by side, with 95% Wilson error bars: one
-    ``(name, table)`` per variant, the table from :func:`analysis.stats.win_share_table`
+    ``(name, table)`` per variant, the table from :func:`analysis.statistics.stats.win_share_table`
     (its "no winner" row left out). Each variant has its own marker, fill and offset; the
     dashed line is the equal share. With ``position`` the x axis is the seat relative to
     the deal's leader."""

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from analysis.describe import fmt_int
-from analysis.distribution import Distribution
 from analysis.errors import ReportError
 from analysis.load import BATCH_ROWS, Batch, RunFolder
-from analysis.matches import has_matches
-from analysis.tally import lead_column, leaders
+from analysis.rendering.words import fmt_int
+from analysis.reports.matches import has_matches
+from analysis.statistics.distribution import Distribution
+from analysis.statistics.tally import lead_column, leaders
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import plots
-from analysis.describe import chart_title, fmt_pct, fmt_share_pm, game_name, players_adjective
-from analysis.document import Block, Chart, Heading, Paragraph, Table
 from analysis.errors import ReportError
 from analysis.load import open_run, read_columns
-from analysis.output import write_document
-from analysis.stats import wilson_interval
+from analysis.rendering import plots
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.output import write_document
+from analysis.rendering.words import (
+    chart_title,
+    fmt_pct,
+    fmt_share_pm,
+    game_name,
+    players_adjective,
+)
+from analysis.statistics.stats import wilson_interval
 
 TOURNAMENT_FILE = "tournament.json"
 BOOTSTRAP_SAMPLES = 400

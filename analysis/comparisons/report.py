@@ -1,10 +1,13 @@
 """The report of a comparison of runs (a study, or ``cardsim compare DIR DIR ...``):
 ``report.html``, ``report.md``, ``charts/`` and ``comparison.csv`` in one folder.
 
+This module writes the report: its words, tables and layout. The numbers it shows come
+from :mod:`analysis.comparisons.variants`, its charts from :mod:`analysis.comparisons.charts`.
+
 Runs are compared with a base variant: they must be of one game family (Beggar-My-
 Neighbour, or the shedding games); runs with different numbers of players are compared
 within each player count, each count against its own base (the ``base`` run where it has
-that count, else its first run). The statistics are those of :mod:`analysis.comparison`.
+that count, else its first run). The statistics are those of :mod:`analysis.comparisons.variants`.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import compare_plots
-from analysis.comparison import (
+from analysis.comparisons import charts
+from analysis.comparisons.variants import (
     ALPHA,
     INDEPENDENT,
     PAIRED,
@@ -26,7 +29,11 @@ from analysis.comparison import (
     comparison_table,
     summarize,
 )
-from analysis.describe import (
+from analysis.errors import ReportError
+from analysis.load import open_run
+from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
+from analysis.rendering.output import write_document
+from analysis.rendering.words import (
     fmt_int,
     fmt_num,
     fmt_pct,
@@ -38,13 +45,9 @@ from analysis.describe import (
     players_adjective,
     rules_label,
 )
-from analysis.document import Block, Chart, Heading, Paragraph, Table
-from analysis.errors import ReportError
-from analysis.load import open_run
-from analysis.output import write_document
-from analysis.sections import BOOTSTRAP_NOTE, count_text
-from analysis.stats import win_share_table
-from analysis.tally import lead_column
+from analysis.reports.common import BOOTSTRAP_NOTE, count_text
+from analysis.statistics.stats import win_share_table
+from analysis.statistics.tally import lead_column
 
 #: Longest rules text put in a chart title; beyond it the title points to the table.
 _TITLE_RULES_CHARS = 140
@@ -276,11 +279,11 @@ def _group_section(
     title = _group_title(members, players)
     position = any(lead_column(v.run) is not None for v in members)
     figures = {
-        f"forest{tag}": compare_plots.forest_chart(rows, title, unit),
-        f"win_share{tag}": compare_plots.variants_win_share_chart(
+        f"forest{tag}": charts.forest_chart(rows, title, unit),
+        f"win_share{tag}": charts.variants_win_share_chart(
             [(v.name, win_share_table(v.first)) for v in members], title, position
         ),
-        f"survival{tag}": compare_plots.survival_curves(
+        f"survival{tag}": charts.survival_curves(
             [(v.name, v.length) for v in members], title, unit
         ),
     }

@@ -24,10 +24,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import CardsimError
 from . import manifest as mf
-from .errors import CardsimError
 from .lock import FolderInUse, lock_folder
-from .results import FORMAT, META_FILE, RunWriter, crashed, progress_text, read_meta
+from .writer import FORMAT, META_FILE, RunWriter, crashed, progress_text, read_meta
 
 DEFAULT_REPLAY = 300
 """Games replayed by default: enough to catch a systematic fault, a second or two."""
@@ -96,7 +96,7 @@ def verify_run(
 
 
 def _request(meta: dict, verdict: Verdict, threads: int | None):
-    from .request import request_from_meta
+    from ..request import request_from_meta
 
     try:
         return request_from_meta(meta, threads=threads)
@@ -200,7 +200,7 @@ def _read_part(folder: Path, part: mf.Part, key: str, games: list[int]) -> pa.Ta
 def _replay_differs(request, key: str, game: int, stored: pa.Table, matches) -> str | None:
     """What differs between game (match) ``game``'s stored records and a replay of it,
     or None when they are equal."""
-    from .engine import play_one
+    from ..engine import play_one
 
     rows = stored.filter(pc.equal(stored[key], game))
     if rows.num_rows == 0:
@@ -225,7 +225,7 @@ def _replay_differs(request, key: str, game: int, stored: pa.Table, matches) -> 
 
 def _repair(folder: Path, request, wrong: set[int], verdict: Verdict, echo) -> None:
     """Play again every damaged, missing or wrong chunk of ``folder``."""
-    from .engine import DEFAULT_CHUNK, play_chunks
+    from ..engine import DEFAULT_CHUNK, play_chunks
 
     meta = read_meta(folder)
     end = mf.manifest_end(mf.read_manifest(folder)) if meta.get("format") == FORMAT else 0

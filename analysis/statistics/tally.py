@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.distribution import Distribution
 from analysis.load import Batch, RunFolder
+from analysis.statistics.distribution import Distribution
 
 #: A filter on the games of a batch: a boolean mask of shape (len(batch),).
 Where = Callable[[Batch], np.ndarray]
