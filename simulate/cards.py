@@ -22,8 +22,3 @@ def rank_of(code: int) -> int:
 def suit_of(code: int) -> int:
     """Suit index 0..3 (clubs, diamonds, hearts, spades) of a card code."""
     return code % DECK_SIZE // 13
-
-
-def card_name(code: int) -> str:
-    """Short name of a card, e.g. ``"10H"`` or ``"AS"``."""
-    return RANKS[rank_of(code)] + SUITS[suit_of(code)]

@@ -4,9 +4,9 @@ import pytest
 from typer.testing import CliRunner
 
 from simulate.cli import app
-from simulate.config import load_overrides
 from simulate.errors import CardsimError
 from simulate.games.shedding.rules import PRESETS, RankEffects, describe, preset
+from simulate.studies.file import read_rule_file
 
 RANK = {name: index for index, name in enumerate("A 2 3 4 5 6 7 8 9 10 J Q K".split())}
 
@@ -91,7 +91,7 @@ def test_overrides_from_strings_and_tables():
 def test_toml_file(tmp_path):
     path = tmp_path / "house.toml"
     path.write_text('stacking = "any_draw"\nhand_size = 6\n[effects]\nA = "skip"\n7 = "draw:2"\n')
-    rules = preset("pis-yedili").with_overrides(load_overrides(path))
+    rules = preset("pis-yedili").with_overrides(read_rule_file(path).overrides)
     assert rules.stacking == "any_draw" and rules.hand_size_for(4) == 6
     assert rules.rank_effects(RANK["7"]) == RankEffects(draw=2)
 
@@ -127,10 +127,10 @@ def test_too_few_cards_suggests_decks():
 def test_toml_errors_name_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("stacking = \n")
-    with pytest.raises(CardsimError, match=r"invalid TOML in .*bad.toml: .*line 1"):
-        load_overrides(bad)
+    with pytest.raises(CardsimError, match=r"bad.toml line 1: invalid TOML"):
+        read_rule_file(bad)
     with pytest.raises(CardsimError, match="not found"):
-        load_overrides(tmp_path / "missing.toml")
+        read_rule_file(tmp_path / "missing.toml")
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -60,17 +60,6 @@ class BeggarRules:
         """Plain JSON-ready form, as stored in run.json."""
         return asdict(self)
 
-    def non_defaults(self) -> dict:
-        """The knobs that differ from the defaults, as ``{dotted_key: value}``."""
-        changed = {
-            f"penalties.{rank}": self.penalties[rank]
-            for rank in COURTS
-            if self.penalties[rank] != DEFAULT_PENALTIES[rank]
-        }
-        if self.time_limit is not None:
-            changed["time_limit"] = self.time_limit
-        return changed
-
     match_play = False
     """Beggar-My-Neighbour plays single deals."""
 

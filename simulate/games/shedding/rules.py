@@ -109,7 +109,8 @@ def _face_values() -> dict[str, int]:
 
 @dataclass(frozen=True)
 class SheddingRules:
-    """Every knob of a shedding game (RULES.md); see :func:`describe_knobs` for meanings."""
+    """Every knob of a shedding game (RULES.md); :func:`describe` words them with their
+    meanings."""
 
     preset: str = "crazy-eights"
     decks: int | dict = 1
