@@ -11,7 +11,7 @@ Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simula
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def run(game, **options):

@@ -44,12 +44,19 @@ four-seat shedding game) in memory."""
 
 
 class RunInterrupted(Exception):
-    """Ctrl-C or SIGTERM stopped a run; the finished chunks were kept."""
+    """Ctrl-C or SIGTERM stopped a run; the finished chunks were kept. ``complete``: the
+    signal came during the last chunk, so the run was finished first."""
 
-    def __init__(self, completed: int, games: int, folder):
+    def __init__(self, completed: int, games: int, folder, *, unit: str = "game"):
         self.completed, self.games, self.folder = completed, games, folder
-        where = f"; the finished games are in {folder}" if folder else ""
-        super().__init__(f"interrupted after {completed:,} of {games:,} games{where}")
+        self.complete = completed >= games
+        units = "matches" if unit == "match" else "games"
+        if self.complete:
+            text = f"interrupted as the run ended: all {games:,} {units} are done"
+        else:
+            text = f"interrupted after {completed:,} of {games:,} {units}"
+            text += f"; the finished {units} are in {folder}" if folder else ""
+        super().__init__(text)
 
 
 MATCH_CHUNK_DEALS = 4
@@ -271,6 +278,7 @@ def stream(
     with _stop_requests() as stop, ThreadPoolExecutor(max_workers=1) as delivery:
         try:
             # closing: the progress bar is gone before any message about a failure
+            left = sum(stop - first for first, stop in spans)
             with closing(play_chunks(request, chunk_size, progress, spans, rows_before)) as chunks:
                 for first, count, chunk in chunks:
                     if pending is not None:
@@ -278,22 +286,26 @@ def stream(
                     pending = delivery.submit(deliver, first, count, chunk)
                     if request.threads == 1:
                         pending.result()
-                    if stop.requested:
+                    left -= count
+                    if stop.requested and left > 0:  # after the last chunk: finish first
                         raise KeyboardInterrupt
                 if pending is not None:
                     pending.result()
         except KeyboardInterrupt:
             _settle(pending)  # let a write in flight finish
             completed = finish("interrupted") if writer is not None else 0
-            raise RunInterrupted(completed, request.games, writer and writer.folder) from None
+            raise RunInterrupted(
+                completed, request.games, writer and writer.folder, unit=request.unit
+            ) from None
         except BaseException:  # a full disk (DiskFull), a user strategy's error...
             _settle(pending)
             if writer is not None:
                 with suppress(OSError):  # run.json then says "running": a crashed run
                     finish("interrupted")
             raise
-    if writer is not None:
-        finish("complete")
+    completed = finish("complete") if writer is not None else request.games
+    if stop.requested:
+        raise RunInterrupted(completed, request.games, writer and writer.folder, unit=request.unit)
 
 
 def _settle(pending: Future | None) -> None:

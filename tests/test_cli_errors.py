@@ -58,7 +58,11 @@ CASES = [
         ["8 players x 7 cards", "decks=2"],
     ),
     ("zero games", ["simulate", "bmn", "--games", "0"], ["games", "at least 1", "0"]),
-    ("games not a number", ["simulate", "bmn", "--games", "many"], ["--games", "integer"]),
+    (
+        "games not a number",
+        ["simulate", "bmn", "--games", "many"],
+        ["--games", "whole number", "many"],
+    ),
     ("missing game argument", ["simulate"], ["Missing argument", "--help"]),
     (
         "missing rule file",

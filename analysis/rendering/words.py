@@ -8,13 +8,13 @@ from typing import Any
 
 from simulate.games.registry import games
 
-GAME_NAMES = {name: info.title for name, info in games().items()}
 
-#: Rules as the engine resolves them when none are given, per game and preset (the games'
-#: numba-free specs are the one source of them), in the JSON form run.json stores.
-DEFAULT_RULES: dict[str, dict[str, Any]] = {
-    name: json.loads(json.dumps(info.base_rules().to_dict())) for name, info in games().items()
-}
+def default_rules(game: str) -> dict[str, Any]:
+    """The rules a game (or preset) has when none are given, in the JSON form run.json
+    stores (the games' numba-free specs are the one source of them); {} when unknown."""
+    info = games().get(game)
+    return json.loads(json.dumps(info.base_rules().to_dict())) if info else {}
+
 
 _COURT_ORDER = "JQKA"
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
@@ -22,7 +22,8 @@ _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 
 def game_name(game: str) -> str:
     """Display name of a game id, e.g. ``"Beggar-My-Neighbour"``."""
-    return GAME_NAMES.get(game, game.replace("-", " ").title())
+    info = games().get(game)
+    return info.title if info else game.replace("-", " ").title()
 
 
 def players_adjective(players: int) -> str:
@@ -68,7 +69,7 @@ def shedding_rules(meta: dict[str, Any]) -> list[tuple[str, str, bool]]:
     ``--rule`` takes them (``effects.A``, ``penalties.K``); without, every knob counts as
     changed."""
     rules = meta.get("rules", {})
-    defaults = DEFAULT_RULES.get(rules.get("preset", meta["game"]), {})
+    defaults = default_rules(rules.get("preset", meta["game"]))
     out = []
     for name, value in rules.items():
         if name == "preset":
@@ -145,7 +146,7 @@ def _seats_text(seats: list[int]) -> str:
 
 def is_default_rule(game: str, name: str, value: Any) -> bool:
     """Whether rule ``name`` of ``game`` has its default value (False when unknown)."""
-    defaults = DEFAULT_RULES.get(game, {})
+    defaults = default_rules(game)
     return name in defaults and defaults[name] == value
 
 

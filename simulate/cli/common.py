@@ -21,6 +21,26 @@ app = typer.Typer(
 )
 
 
+def _print_version(shown: bool) -> None:
+    if shown:
+        from .. import __version__
+
+        typer.echo(f"cardsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+):
+    """Monte Carlo simulation and statistics for card games."""
+
+
 def user_errors(command):
     """Turn user mistakes into one line and exit code 2, and interruptions into code 130."""
 
@@ -45,13 +65,45 @@ def game_argument(command: str | None = None, what: str = "Game"):
     return Annotated[str, typer.Argument(metavar="GAME", help=f"{what}: {game_names(command)}.")]
 
 
+def whole_number(text: str | int) -> int:
+    """A count as users write it: ``1000000``, ``1_000_000``, ``1,000,000`` or ``1e6``."""
+    if isinstance(text, int):  # an option's default
+        return text
+    cleaned = text.strip().replace("_", "").replace(",", "")
+    try:
+        return int(cleaned)
+    except ValueError:
+        pass
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected a whole number such as 1000000 or 1e6, got {text!r}"
+        ) from None
+    if not value.is_integer():
+        raise typer.BadParameter(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
+def count_option(help: str, *names: str):
+    """An option that takes a count written as :func:`whole_number` reads it."""
+    return typer.Option(*names, help=help, parser=whole_number, metavar="N")
+
+
 GameArg = game_argument()
 RuleOpt = Annotated[
     list[str] | None,
-    typer.Option("--rule", help="Change a rule knob, KNOB=VALUE (repeatable), e.g. penalties.A=5."),
+    typer.Option(
+        "--rule",
+        help="Change a rule knob, KNOB=VALUE (repeatable), e.g. penalties.A=5 "
+        "(default: the game's rules).",
+    ),
 ]
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="A TOML file of rule knobs (--rule wins over it).")
+    Path | None,
+    typer.Option(
+        "--config", help="A TOML file of rule knobs; --rule wins over it (default: none)."
+    ),
 ]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: the game's).")]
 SeedOpt = Annotated[
@@ -70,13 +122,16 @@ PlayThreadsOpt = Annotated[
 StrategyOpt = Annotated[
     list[str] | None,
     typer.Option(
-        help="Each seat's strategy in seat order (repeatable; others play random): random, "
-        "uniform, first, greedy, hold-wilds, attack, weighted:F=W,...; any takes :forget=P."
+        help="Each seat's strategy in seat order (repeatable): random, uniform, first, greedy, "
+        "hold-wilds, attack, weighted:F=W,...; any takes :forget=P (default: random)."
     ),
 ]
 SeatsOpt = Annotated[
     str | None,
-    typer.Option(help="Every seat's strategy at once, in seat order: e.g. first,random,random."),
+    typer.Option(
+        help="Every seat's strategy at once, in seat order, e.g. first,random,random "
+        "(default: random in every seat)."
+    ),
 ]
 
 

@@ -19,6 +19,7 @@ from .common import (
     SeedOpt,
     StrategyOpt,
     app,
+    count_option,
     game_argument,
     rule_overrides,
     user_errors,
@@ -80,7 +81,10 @@ def replay(
     index: Annotated[int, typer.Option("--game", help="The game's index in the run.")] = 0,
     match: Annotated[
         int | None,
-        typer.Option(help="Match play: the match (then --deal, not --game, names the deal)."),
+        typer.Option(
+            help="Match play: the match (then --deal, not --game, names the deal) "
+            "(default: single games)."
+        ),
     ] = None,
     deal: Annotated[int, typer.Option(help="Match play: the deal within the match.")] = 0,
     players: PlayersOpt = None,
@@ -110,7 +114,7 @@ def replay(
 @user_errors
 def search(
     game: SearchGame,
-    games: Annotated[int, typer.Option(help="Number of random deals to play.")] = 1_000_000,
+    games: Annotated[int, count_option("Number of random deals to play.")] = 1_000_000,
     players: PlayersOpt = None,
     seed: SeedOpt = None,
     top: Annotated[int, typer.Option(help="How many of the longest deals to print.")] = 10,

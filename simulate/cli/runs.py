@@ -21,6 +21,7 @@ from .common import (
     ThreadsOpt,
     app,
     count,
+    count_option,
     rule_overrides,
     seat_list,
     user_errors,
@@ -38,7 +39,8 @@ def simulate(
     game: GameArg,
     players: PlayersOpt = None,
     games: Annotated[
-        int | None, typer.Option(help="Number of games (deals) to play (default: 1,000,000).")
+        int | None,
+        count_option("Number of games (matches, in match play) to play (default: 1,000,000)."),
     ] = None,
     seed: SeedOpt = None,
     out: Annotated[
@@ -54,7 +56,7 @@ def simulate(
         typer.Option(
             "--rotate-seats",
             help="Play every deal once per cyclic seating of the strategies (the same cards), "
-            "so that seat advantage cancels out.",
+            "so that seat advantage cancels out (default: off).",
         ),
     ] = False,
     report_: ReportOpt = True,
@@ -70,35 +72,36 @@ def simulate(
         bool,
         typer.Option(
             "--skip-space-check",
-            help="Start even when the records' estimated size exceeds the disk's free space.",
+            help="Start even when the records' estimated size exceeds the disk's free space "
+            "(default: off).",
         ),
     ] = False,
 ):
-    """Play many games and write the run folder: DIR/run.json, the records chunk by chunk
-    (DIR/games/, one row per game) under DIR/manifest.jsonl, and (unless --no-report) the
-    report."""
+    """Play many games into a run folder, then write its report.
+
+    The folder holds run.json, the records chunk by chunk (DIR/games/, one row per game)
+    under DIR/manifest.jsonl, and (unless --no-report) the report."""
     from ..folder.writer import RunWriter
     from ..request import DEFAULT_GAMES, make_request
 
     strategies = seat_list(strategy, seats)
     if resume:
-        given = {
-            "--players": players,
-            "--games": games,
-            "--seed": seed,
-            "--rule": rule,
-            "--config": config,
-            "--strategy/--seats": strategies,
-            "--rotate-seats": rotate_seats or None,
-            "--force": force or None,
-        }
-        clash = [name for name, value in given.items() if value]
-        if clash:
-            raise CardsimError(
-                f"--resume completes a run with its own settings; drop {', '.join(clash)}"
-            )
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
+        if force:
+            raise CardsimError(
+                "give --resume (complete the run) or --force (overwrite it), not both"
+            )
+        _check_settings(
+            game,
+            out,
+            players=players,
+            games=games,
+            seed=seed,
+            overrides=rule_overrides(config, rule, game) if (rule or config) else None,
+            strategies=strategies,
+            rotate_seats=rotate_seats,
+        )
         request, writer = _resume(game, out, threads)
     else:
         # Everything is checked before the engine (and numba) is imported: a mistake is
@@ -123,6 +126,42 @@ def simulate(
         writer = RunWriter(out, request.meta(), force=force)
     with writer:
         run_and_report(request, writer, out, report_)
+
+
+def _check_settings(game: str, out: Path, **given) -> None:
+    """Refuse a --resume whose settings that decide records differ from the run's own,
+    naming each difference (the same command with --resume added is accepted)."""
+    import json
+
+    from ..folder.writer import read_meta
+    from ..games.registry import resolve_game
+    from ..request import seat_strategies
+
+    meta = read_meta(out)
+    info = resolve_game(game)
+    players = meta.get("players")
+    differ = []
+    for name in ("players", "games", "seed"):
+        if given[name] is not None and given[name] != meta.get(name):
+            differ.append(f"--{name} {given[name]} (the run's: {meta.get(name)})")
+    if given["overrides"] is not None:
+        asked = json.loads(json.dumps(info.spec.rules(info.name, given["overrides"]).to_dict()))
+        for knob in sorted(set(asked) | set(meta.get("rules", {}))):
+            if asked.get(knob) != meta.get("rules", {}).get(knob):
+                differ.append(
+                    f"{knob} {asked.get(knob)!r} (the run's: {meta['rules'].get(knob)!r})"
+                )
+    if given["strategies"]:
+        asked = list(seat_strategies(game, given["strategies"], players))
+        if asked != meta.get("strategies"):
+            differ.append(f"seats {','.join(asked)} (the run's: {','.join(meta['strategies'])})")
+    if given["rotate_seats"] and not meta.get("rotate_seats"):
+        differ.append("--rotate-seats (the run's seats do not rotate)")
+    if differ:
+        raise CardsimError(
+            f"--resume completes the run in {out} with its own settings, and these differ: "
+            + "; ".join(differ)
+        )
 
 
 def _resume(game: str, out: Path, threads: int | None):
@@ -160,10 +199,12 @@ def run_and_report(request, writer, out: Path, report_: bool) -> None:
     try:
         stream(request, writer, progress=True)
     except RunInterrupted as exc:
-        typer.echo(
-            f"{exc}; resume with: cardsim simulate {request.game.name} --out {out} --resume",
-            err=True,
+        then = (
+            f"write its report with: cardsim report {out}"
+            if exc.complete
+            else f"resume with: cardsim simulate {request.game.name} --out {out} --resume"
         )
+        typer.echo(f"{exc}; {then}", err=True)
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
     if report_:
@@ -212,8 +253,8 @@ def verify(
     run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run folder.")],
     replay: Annotated[
         int,
-        typer.Option(
-            help="Games (matches) to replay against their stored records, drawn across the run."
+        count_option(
+            "Games (matches) to replay against their stored records, drawn across the run."
         ),
     ] = 300,
     repair: Annotated[
@@ -226,8 +267,9 @@ def verify(
         int | None, typer.Option(help="Threads that replay games (default: all cores).")
     ] = None,
 ):
-    """Check a run folder: every chunk's checksum, and a replay of sampled games against
-    their records. Exit code 0 when healthy, 1 when damaged (one line per problem)."""
+    """Check a run folder's checksums and replay sampled games; --repair heals it.
+
+    Exit code 0 when healthy, 1 when damaged (one line per problem), 2 on bad input."""
     from ..folder.verify import verify_run
 
     verdict = verify_run(

@@ -16,6 +16,7 @@ from .common import (
     RuleOpt,
     SeedOpt,
     app,
+    count_option,
     game_argument,
     rule_overrides,
     seat_list,
@@ -35,9 +36,7 @@ def tournament(
         typer.Option(help="The strategies, comma-separated, e.g. random,greedy,hold-wilds."),
     ],
     players: PlayersOpt = None,
-    games: Annotated[
-        int, typer.Option(help="Deals (matches, in match play) per pairing.")
-    ] = 100_000,
+    games: Annotated[int, count_option("Deals (matches, in match play) per pairing.")] = 100_000,
     seed: SeedOpt = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder (default: results/tournament-<timestamp>).")
@@ -47,8 +46,10 @@ def tournament(
     config: ConfigOpt = None,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
 ):
-    """Every strategy against every other (one seat against the rest, every seat in turn on
-    the same deals): a win-share matrix, ratings and a heatmap in DIR/report.html."""
+    """Play every strategy against every other: win shares, ratings and a heatmap.
+
+    One seat against the rest, every seat in turn on the same deals; the report is
+    DIR/report.html."""
     from analysis.comparisons.tournament import write_tournament_report
 
     from ..studies.tournament import run_tournament
@@ -81,20 +82,25 @@ def tune(
         str, typer.Option(help="The other seats' strategies, comma-separated (cycled).")
     ] = "random",
     players: PlayersOpt = None,
-    budget: Annotated[
-        int, typer.Option(help="Training games in all (deals x seatings).")
-    ] = 2_000_000,
+    budget: Annotated[int, count_option("Training games in all (deals x seatings).")] = 2_000_000,
     holdout: Annotated[
-        int | None, typer.Option(help="Held-out deals for the final evaluation.")
+        int | None,
+        count_option(
+            "Held-out deals for the final evaluation (default: as many as one round's "
+            "candidates play, at least 1,000)."
+        ),
     ] = None,
     seed: SeedOpt = None,
     threads: PlayThreadsOpt = None,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
-    out: Annotated[Path | None, typer.Option(help="Also write the result as JSON here.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Also write the result as JSON here (default: none).")
+    ] = None,
 ):
-    """Search weighted strategies' weights against the opponents (cross-entropy method) and
-    report the best with its held-out win share."""
+    """Search a weighted strategy's weights that win most against the opponents.
+
+    The cross-entropy method; the best is measured on held-out deals."""
     from ..games.registry import resolve_game
 
     result = (

@@ -9,7 +9,10 @@ from typing import Annotated
 import typer
 
 from ..errors import CardsimError
-from .common import ThreadsOpt, app, count, user_errors
+from .common import ThreadsOpt, app, count, count_option, user_errors
+
+COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
+"""What a comparison writes into its folder (besides its charts)."""
 
 
 @app.command()
@@ -26,7 +29,10 @@ def sweep(
         typer.Option(help="Folder of the study (default: results/<study>-<timestamp>)."),
     ] = None,
     games: Annotated[
-        int | None, typer.Option(help="Games per cell, instead of the study's (a quick trial).")
+        int | None,
+        count_option(
+            "Games per cell, instead of the study's, for a quick trial (default: the study's)."
+        ),
     ] = None,
     threads: ThreadsOpt = None,
     report_: Annotated[
@@ -39,8 +45,10 @@ def sweep(
         typer.Option(help="Complete the study in --out: keep finished cells, resume the rest."),
     ] = False,
 ):
-    """Run every variant x player count of a study (same seed: common random numbers) into
-    OUT/<variant>-<players>p/, then write the comparison report."""
+    """Run a study's variants on the same deals, then compare them.
+
+    Every variant x player count goes into OUT/<variant>-<players>p/ (the same seed: common
+    random numbers), then the comparison report is written."""
     from ..studies.file import load_study
     from ..studies.sweep import SweepInterrupted, plan_sweep, run_sweep
 
@@ -87,7 +95,12 @@ def compare(
             help="The run the others are compared with, by folder name (default: the first)."
         ),
     ] = None,
-    title: Annotated[str | None, typer.Option(help="Title of the report.")] = None,
+    title: Annotated[
+        str | None, typer.Option(help="Title of the report (default: from the runs).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="Overwrite a folder that holds a comparison.")
+    ] = False,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
     from ..folder.writer import read_meta
@@ -117,6 +130,12 @@ def compare(
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     from ..folder.lock import lock_folder
 
+    held = [name for name in COMPARISON_FILES if (out / name).exists()]
+    if held and not force:
+        raise CardsimError(
+            f"{out} already holds a comparison ({', '.join(held)}); choose another --out or "
+            "pass --force to overwrite it"
+        )
     with lock_folder(out):
         written = write_comparison(run_dirs, out, names=names, base=index, title=title)
     for path in written:

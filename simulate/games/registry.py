@@ -13,6 +13,7 @@ Nothing here imports a kernel: a spec loads its engine on first use.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -72,13 +73,30 @@ class GameInfo:
 
 @functools.cache
 def specs() -> tuple[GameSpec, ...]:
-    """Every game family: the built-in ones, then those of installed plugins."""
+    """Every game family: the built-in ones, then those of installed plugins. A plugin
+    that cannot be loaded, or whose family or game names are taken, is left out with one
+    line on stderr: the other games stay usable."""
     found = [load(path) for path in BUILTIN]
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        spec = entry.load()
-        if all(spec.family != known.family for known in found):
-            found.append(spec)
+        try:
+            spec = entry.load()
+        except Exception as exc:  # a broken plugin must not break every command
+            _skip(entry, f"it cannot be loaded ({type(exc).__name__}: {exc})")
+            continue
+        if not isinstance(spec, GameSpec):
+            _skip(entry, f"{entry.value} is a {type(spec).__name__}, not a GameSpec")
+            continue
+        names = {name for known in found for p in known.presets for name in (p.name, *p.aliases)}
+        taken = [n for p in spec.presets for n in (p.name, *p.aliases) if n in names]
+        if any(spec.family == known.family for known in found) or taken:
+            _skip(entry, f"its family or names are taken ({spec.family}, {', '.join(taken)})")
+            continue
+        found.append(spec)
     return tuple(found)
+
+
+def _skip(entry, why: str) -> None:
+    print(f"cardsim: the game plugin {entry.name!r} is left out: {why}", file=sys.stderr)
 
 
 def games(command: str | None = None) -> dict[str, GameInfo]:

@@ -152,8 +152,10 @@ def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chu
                     cell.request, writer, progress=progress, chunk_size=chunk_size or DEFAULT_CHUNK
                 )
             except RunInterrupted as exc:
+                what = "complete, then interrupted" if exc.complete else str(exc)
                 raise SweepInterrupted(
-                    f"{exc}; the finished cells are kept; resume with: {plan.resume_command()}"
+                    f"{label}: {what}; the finished cells are kept; resume with: "
+                    f"{plan.resume_command()}"
                 ) from None
 
 
