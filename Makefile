@@ -7,7 +7,7 @@ DEMO_DIR := results/demo
 DEMO_STUDY := studies/pis-yedili-sevens.toml
 DEMO_STUDY_DIR := results/demo-study
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-fast bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# everything but the tests marked slow (subprocesses, grids, big runs): the inner loop
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" -q
 
 bench: $(STAMP)
 	$(BIN)/python -m simulate.bench

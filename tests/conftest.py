@@ -19,3 +19,26 @@ def cardsim_exe() -> str:
     if found is None:
         pytest.skip("the cardsim console script is not installed")
     return found
+
+
+SLOW_MODULES = {
+    "test_run_safety",  # real runs killed, disks filled, folders damaged: subprocesses
+    "test_shedding_differential",  # the kernel against the reference over the knob grid
+    "test_beggar_differential",  # the same for Beggar-My-Neighbour, thousands of deals
+    "test_shedding_properties",  # hypothesis: 250 random configurations
+    "test_golden_records",  # every game, preset and strategy against committed records
+}
+"""Test modules that are slow as a whole; ``make test-fast`` leaves them out."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` (left out by ``make test-fast``, run by ``make test``) every test of a
+    :data:`SLOW_MODULES` module, and every test that runs ``cardsim`` or Python in a
+    subprocess (it uses the ``cardsim_exe`` fixture, or its name says ``script``)."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        subprocess_test = "cardsim_exe" in getattr(item, "fixturenames", ()) or "script" in (
+            item.name
+        )
+        if module in SLOW_MODULES or subprocess_test:
+            item.add_marker(pytest.mark.slow)

@@ -405,9 +405,17 @@ def test_report_is_written_unless_no_report(tmp_path):
     assert {p.name for p in (tmp_path / "without").iterdir()} == RUN_FOLDER
 
 
-def test_resume_refuses_settings_of_its_own(tmp_path):
-    line = one_error(invoke("simulate", "bmn", "--out", tmp_path, "--resume", "--games", 5))
-    assert "--resume" in line and "--games" in line
+def test_resume_refuses_settings_that_differ_from_its_own(tmp_path):
+    run = tmp_path / "run"
+    assert invoke("simulate", "bmn", "--games", 300, "--seed", 2, "--out", run).exit_code == 0
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "status": "interrupted"}))
+    line = one_error(invoke("simulate", "bmn", "--out", run, "--resume", "--games", 5))
+    assert "--resume" in line and "--games 5 (the run's: 300)" in line
+    line = one_error(invoke("simulate", "bmn", "--out", run, "--resume", "--force"))
+    assert "not both" in line
+    same = invoke("simulate", "bmn", "--games", 300, "--seed", 2, "--out", run, "--resume")
+    assert same.exit_code == 0, same.output
     line = one_error(invoke("simulate", "bmn", "--out", tmp_path / "x", "--resume"))
     assert "not a run folder" in line
     assert not (tmp_path / "x").exists()
