@@ -517,9 +517,8 @@ def test_every_knob_value_keeps_the_invariants():
 
 
 def test_strategy_option_orders():
-    from simulate.games.shedding.reference import (
-        DRAW,
-        PASS,
+    from simulate.games.shedding.reference_cards import DRAW, PASS
+    from simulate.games.shedding.reference_strategies import (
         FirstStrategy,
         RandomStrategy,
         UniformStrategy,
