@@ -146,7 +146,7 @@ def test_rule_overrides_reach_the_kernel():
     [
         ({"strategies": ["random", "bogus"]}, "unknown strategy 'bogus'"),
         ({"strategies": ["random"] * 5}, "5 strategies given for 4 seats"),
-        ({"players": 8}, "try --rule decks=2"),
+        ({"players": 8}, "try decks=2"),
         ({"rules": {"stacking": "all"}}, "stacking must be one of"),
     ],
 )

@@ -118,7 +118,7 @@ def test_bad_overrides(overrides, message):
 
 
 def test_too_few_cards_suggests_decks():
-    with pytest.raises(CardsimError, match="try --rule decks=2"):
+    with pytest.raises(CardsimError, match="; try decks=2$"):
         preset("pis-yedili").check_players(8)
     preset("pis-yedili").check_players(7)
     preset("pis-yedili").with_overrides({"decks": 2}).check_players(8)

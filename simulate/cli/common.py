@@ -51,7 +51,8 @@ def user_errors(command):
         try:
             return command(*args, **kwargs)
         except (CardsimError, ReportError) as exc:
-            typer.echo(f"error: {exc}", err=True)
+            text = exc.for_command_line() if isinstance(exc, CardsimError) else str(exc)
+            typer.echo(f"error: {text}", err=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             typer.echo("interrupted", err=True)

@@ -212,7 +212,8 @@ class SheddingRules:
         if players * hand >= 52 * decks:
             raise CardsimError(
                 f"{players} players x {hand} cards need more than {decks} deck(s) of 52 "
-                f"(the stock must keep a card); try --rule decks={decks + 1}"
+                "(the stock must keep a card)",
+                rule=f"decks={decks + 1}",
             )
         wilds = 4 * decks * sum(self.rank_effects(rank).wild for rank in range(13))
         if self.start == "flip" and wilds >= 52 * decks - players * hand:
@@ -221,7 +222,8 @@ class SheddingRules:
             raise CardsimError(
                 f"start=flip with {players} players x {hand} cards leaves a stock of "
                 f"{52 * decks - players * hand}, which could hold only wilds ({wilds} in the "
-                f"deck); deal fewer cards or try --rule decks={decks + 1}"
+                "deck); deal fewer cards",
+                rule=f"decks={decks + 1}",
             )
 
     # --- changing knobs -------------------------------------------------------------------
