@@ -7,36 +7,20 @@ import numpy as np
 from ...rng import seed_key
 from ...work_sharing import sharing
 from .deal import DECK_SIZE
-from .kernel import play_given_deals, play_random_deals
+from .kernel import Outputs, Run, Table, play_given_deals, play_random_deals
 from .rules import MAX_PLAYERS, BeggarRules
 
 
-def _empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
-    return {
-        "cards": np.zeros(count, np.int32),
-        "tricks": np.zeros(count, np.int32),
-        "winner": np.zeros(count, np.int8),
-        "end": np.zeros(count, np.int8),
-        "cycle_cards": np.zeros(count, np.int32),
-        "cycle_tricks": np.zeros(count, np.int32),
-        "held": np.zeros((count, players), np.int8),
-    }
-
-
-def _call(kernel, columns, *args, extra=()):
-    """``kernel(*args, <the columns>, *extra)``; returns the columns."""
-    kernel(
-        *args,
-        columns["cards"],
-        columns["tricks"],
-        columns["winner"],
-        columns["end"],
-        columns["cycle_cards"],
-        columns["cycle_tricks"],
-        columns["held"],
-        *extra,
+def _empty_outputs(count: int, players: int) -> Outputs:
+    return Outputs(
+        cards=np.zeros(count, np.int32),
+        tricks=np.zeros(count, np.int32),
+        winner=np.zeros(count, np.int8),
+        end=np.zeros(count, np.int8),
+        cycle_cards=np.zeros(count, np.int32),
+        cycle_tricks=np.zeros(count, np.int32),
+        held=np.zeros((count, players), np.int8),
     )
-    return columns
 
 
 def play_random(seed: int, first_game: int, count: int, players: int, rules: BeggarRules):
@@ -46,16 +30,10 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
     ``winner``, ``end`` (codes into ``END_NAMES``) int8[count], ``held`` int8[count, players].
     """
     key0, key1 = seed_key(seed)
-    return _call(
-        play_random_deals,
-        _empty_columns(count, players),
-        key0,
-        key1,
-        first_game,
-        players,
-        rules.to_vector(),
-        extra=sharing(),
-    )
+    out = _empty_outputs(count, players)
+    table = Table(players, rules.to_vector())
+    play_random_deals(table, Run(key0, key1, first_game), out, *sharing())
+    return out._asdict()
 
 
 def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
@@ -67,5 +45,6 @@ def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
         for seat, hand in enumerate(deal):
             hands[g, seat, : len(hand)] = hand
             lengths[g, seat] = len(hand)
-    columns = _empty_columns(len(deals), players)
-    return _call(play_given_deals, columns, hands, lengths, players, rules.to_vector())
+    out = _empty_outputs(len(deals), players)
+    play_given_deals(Table(players, rules.to_vector()), hands, lengths, out)
+    return out._asdict()

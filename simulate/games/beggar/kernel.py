@@ -16,12 +16,18 @@ algorithm, constant memory); the start of a detected loop is found by replaying 
 The state of one game lives in an int64 array of ``STATE_SIZE`` (offsets ``ST_*`` below).
 The readable reference is :mod:`.reference`; tests require identical records.
 
+The entry points take their arguments in a few named tuples (:class:`Table`, :class:`Run`,
+:class:`Outputs`): numba types a ``NamedTuple`` by its fields, so the kernels stay in the
+on-disk cache (a jitclass or structref would not).
+
 Every function but the two entry points allocates nothing and is compiled with
 ``_nrt=False``: without numba's reference counting, passing an array to a helper costs no
 atomic increments, which otherwise dominated the hot loops.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -53,6 +59,45 @@ DEAL_KINDS = np.array([kind_of_card(code) for code in range(DECK_SIZE)], np.int8
 """Kind of each card code of the unshuffled deck."""
 BLOCK = 512
 """Deals per parallel work item."""
+
+
+class Table(NamedTuple):
+    """What is played: the kernels' game, the same for every deal of a call."""
+
+    players: int
+    """Seats dealt in, 2 .. ``MAX_PLAYERS``."""
+    rules: np.ndarray
+    """int64[RULE_VECTOR_SIZE]: the rule vector (:meth:`.rules.BeggarRules.to_vector`)."""
+
+
+class Run(NamedTuple):
+    """Which deals of a run :func:`play_random_deals` plays: games ``first ..``."""
+
+    key0: int
+    """The run seed's low 32-bit word (:func:`simulate.rng.seed_key`)."""
+    key1: int
+    """The run seed's high 32-bit word."""
+    first: int
+    """The number of the game in row 0 (row ``i`` is game ``first + i``)."""
+
+
+class Outputs(NamedTuple):
+    """The record columns the kernels write, one row per game (G rows)."""
+
+    cards: np.ndarray
+    """int32[G]: cards played (up to the first repeated state, for a cycle)."""
+    tricks: np.ndarray
+    """int32[G]: piles taken, the final pile to the survivor included (likewise)."""
+    winner: np.ndarray
+    """int8[G]: the winning seat, -1 for none (a cycle, or a tie at the time limit)."""
+    end: np.ndarray
+    """int8[G]: how the game ended, an index into ``END_NAMES``."""
+    cycle_cards: np.ndarray
+    """int32[G]: cards played in one turn of the loop (a cycle; else 0)."""
+    cycle_tricks: np.ndarray
+    """int32[G]: tricks in one turn of the loop (a cycle; else 0)."""
+    held: np.ndarray
+    """int8[G, n]: cards in each seat's hand at the end (the pile excluded)."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -631,31 +676,20 @@ def _deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def play_random_deals(
-    key0,
-    key1,
-    first_game,
-    n,
-    rules,
-    cards,
-    tricks,
-    winner,
-    end,
-    cycle_cards,
-    cycle_tricks,
-    held,
-    workers,
-    taken,
-):
-    """Deal and play games ``first_game .. first_game + len(cards) - 1`` of a run.
+def play_random_deals(table, run, out, workers, taken):
+    """Deal and play games ``run.first .. run.first + G - 1`` of a run into ``out``.
 
-    ``key0, key1``: the run seed's words (:func:`simulate.rng.seed_key`); ``rules``: the
-    int64 rule vector. Outputs, one row per game: ``cards``, ``tricks``, ``cycle_cards``,
-    ``cycle_tricks`` int32[G]; ``winner``, ``end`` int8[G]; ``held`` int8[G, n].
-    ``workers``, ``taken``: the thread count and a zeroed int64[1] counter; each
-    worker takes the next block of ``BLOCK`` deals from the counter
-    (:mod:`simulate.work_sharing`).
+    ``table``: a :class:`Table`; ``run``: a :class:`Run`; ``out``: an :class:`Outputs` of
+    G rows, row ``i`` receiving game ``run.first + i``. ``workers``, ``taken``: the thread
+    count and a zeroed int64[1] counter; each worker takes the next block of ``BLOCK``
+    deals from the counter (:mod:`simulate.work_sharing`).
     """
+    # Every field in a local before the parallel loop: numba drops writes to an array
+    # reached through a tuple's attribute inside ``prange`` (numba issue #7135).
+    key0, key1, first_game = run.key0, run.key1, run.first
+    n, rules = table.players, table.rules
+    cards, tricks, winner, end = out.cards, out.tricks, out.winner, out.end
+    cycle_cards, cycle_tricks, held = out.cycle_cards, out.cycle_tricks, out.held
     count = cards.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
@@ -673,16 +707,21 @@ def play_random_deals(
 
 
 @njit(cache=True)
-def play_given_deals(
-    hands, lengths, n, rules, cards, tricks, winner, end, cycle_cards, cycle_tricks, held
-):
-    """Play given deals: ``hands[g, seat, :lengths[g, seat]]`` are kinds, top first.
-
-    ``hands`` int8[G, 4, 52], ``lengths`` int64[G, 4]; outputs as in
-    :func:`play_random_deals`.
+def play_given_deals(table, hands, lengths, out):
+    """Play given deals into ``out`` (an :class:`Outputs` of G rows), with ``table``'s
+    players and rules: ``hands[g, seat, :lengths[g, seat]]`` are the kinds of deal ``g``,
+    top card first (``hands`` int8[G, MAX_PLAYERS, 52], ``lengths`` int64[G, MAX_PLAYERS]).
     """
+    n, rules = table.players, table.rules
     scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
-    for i in range(cards.shape[0]):
+    for i in range(out.cards.shape[0]):
         set_hands(scratch[ROW_DEAL], hands[i], lengths[i], n)
-        result = play_game(scratch, n, rules, held[i])
-        end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
+        result = play_game(scratch, n, rules, out.held[i])
+        (
+            out.end[i],
+            out.winner[i],
+            out.cards[i],
+            out.tricks[i],
+            out.cycle_cards[i],
+            out.cycle_tricks[i],
+        ) = result

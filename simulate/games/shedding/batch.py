@@ -12,6 +12,11 @@ from .kernel import (
     END_INVALID,
     MAX_DECKS,
     STRATEGY_CODES,
+    MatchPlan,
+    MatchTotals,
+    Run,
+    Strategies,
+    Table,
     play_matches,
     play_random_games,
 )
@@ -20,12 +25,13 @@ from .rules import SheddingRules
 from .strategies import parse
 
 
-def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> tuple:
-    """The kernel's view of the seats' strategies: ``(codes, thresholds, weights, user)``.
+def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> Strategies:
+    """The kernel's view of the seats' strategies: a :class:`.kernel.Strategies`
+    ``(codes, forget, weights, user)``.
 
     ``strategies``: one per seat, names or specs (``"greedy"``, ``"random:forget=0.1"``,
     ``"weighted:points=1"``, a :class:`.strategies.StrategySpec`, or a user function).
-    ``codes``: int64[n] (``STRATEGY_CODES``); ``thresholds``: int64[n], ``int(p * 2**32)``
+    ``codes``: int64[n] (``STRATEGY_CODES``); ``forget``: int64[n], ``int(p * 2**32)``
     of each seat's forget chance (``forget`` if given, else the specs'), -1 for ``p = 0``
     (the reference draws no word then); ``weights``: int64[n, FEATURES]; ``user``: the
     C-callable of the (one) user strategy, or a placeholder.
@@ -49,7 +55,7 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
         if spec.weighted:
             weights[seat] = spec.int_weights()
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
-    return codes, thresholds, weights, user
+    return Strategies(codes, thresholds, weights, user)
 
 
 def check_user_choices(end: np.ndarray, first_game: int, strategies) -> None:
@@ -82,17 +88,11 @@ def play_random(
     ``reshuffles`` int32[count]; ``cards_left`` int16[count, players], ``points``, ``score``
     int32[count, players] (see :mod:`.columns`).
     """
-    decks = _checked_decks(rules, players)
-    key0, key1 = seed_key(seed)
-    args = (
-        players,
-        decks,
-        rules.hand_size_for(players),
-        rules.to_vector(),
-        *seat_arrays(strategies, players, forget),
-    )
+    table = _table(rules, players)
+    seats = seat_arrays(strategies, players, forget)
     columns = empty_columns(count, players)
-    play_random_games(key0, key1, first_game, *args, *kernel_outputs(columns), *sharing())
+    run = Run(*seed_key(seed), first_game)
+    play_random_games(table, seats, run, kernel_outputs(columns), *sharing())
     check_user_choices(columns["end"], first_game, strategies)
     return columns
 
@@ -122,50 +122,24 @@ def play_match_batch(
     """
     if rules.match_deals is None and rules.target_score is None:
         raise CardsimError("a match needs match_deals or target_score")
-    decks = _checked_decks(rules, players)
-    key0, key1 = seed_key(seed)
-    setup = (
-        players,
-        decks,
-        rules.hand_size_for(players),
-        rules.to_vector(),
-        *seat_arrays(strategies, players, forget),
-        rules.match_deals or 0,
-        rules.target_score or 0,
-        MAX_DEALS,
-    )
+    table = _table(rules, players)
+    seats = seat_arrays(strategies, players, forget)
+    run = Run(*seed_key(seed), first_match)
+    ending = (rules.match_deals or 0, rules.target_score or 0, MAX_DEALS)
     totals = np.zeros((count, players), np.int64)
     played = np.zeros(count, np.int64)
+    tallies = MatchTotals(totals, played)
     if rules.target_score is None:
         played[:] = rules.match_deals
     else:  # a first pass counts each match's deals
-        play_matches(
-            key0,
-            key1,
-            first_match,
-            *setup,
-            played,
-            False,
-            *kernel_outputs(empty_columns(0, players)),
-            totals,
-            played,
-            *sharing(),
-        )
+        plan = MatchPlan(*ending, offsets=played, write=False)
+        no_rows = kernel_outputs(empty_columns(0, players))
+        play_matches(table, seats, run, plan, no_rows, tallies, *sharing())
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
     columns = empty_columns(int(offsets[-1]), players)
-    play_matches(
-        key0,
-        key1,
-        first_match,
-        *setup,
-        offsets,
-        True,
-        *kernel_outputs(columns),
-        totals,
-        played,
-        *sharing(),
-    )
+    plan = MatchPlan(*ending, offsets=offsets, write=True)
+    play_matches(table, seats, run, plan, kernel_outputs(columns), tallies, *sharing())
     check_user_choices(columns["end"], 0, strategies)
     columns["match"], columns["deal"] = match_columns(first_match, offsets)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
@@ -180,9 +154,10 @@ def play_match_batch(
     return columns, matches
 
 
-def _checked_decks(rules: SheddingRules, players: int) -> int:
+def _table(rules: SheddingRules, players: int) -> Table:
+    """The kernel's :class:`.kernel.Table` for these rules and players (checked)."""
     rules.check_players(players)
     decks = rules.decks_for(players)
     if decks > MAX_DECKS:
         raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
-    return decks
+    return Table(players, decks, rules.hand_size_for(players), rules.to_vector())

@@ -24,6 +24,7 @@ from .kernel import (
     O_TURNS,
     O_WILDS,
     O_WINNER,
+    Outputs,
 )
 
 _FIELD_NAMES = {
@@ -57,15 +58,15 @@ def empty_columns(count: int, players: int) -> dict[str, np.ndarray]:
     return columns
 
 
-def kernel_outputs(columns: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """The kernels' output arguments over ``columns`` (made by :func:`empty_columns`):
+def kernel_outputs(columns: dict[str, np.ndarray]) -> Outputs:
+    """The kernels' :class:`.kernel.Outputs` over ``columns`` (made by :func:`empty_columns`):
     ``small``, ``counts``, ``left``, ``points``, ``score``."""
-    return (
-        columns[BYTE_COLUMNS[0]].base,
-        columns[COUNT_COLUMNS[0]].base,
-        columns["cards_left"],
-        columns["points"],
-        columns["score"],
+    return Outputs(
+        small=columns[BYTE_COLUMNS[0]].base,
+        counts=columns[COUNT_COLUMNS[0]].base,
+        left=columns["cards_left"],
+        points=columns["points"],
+        score=columns["score"],
     )
 
 

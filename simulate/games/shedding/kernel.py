@@ -47,11 +47,19 @@ Only small helpers, and :func:`choose` (called from one place), are ``inline="al
 inlining the big ones (numba inlines at the IR level, at every call site) made the first
 compilation take over ten minutes and 15 GB.
 
-Only the parallel entry point allocates (per block of games); every other function is
-compiled with ``_nrt=False`` and allocates nothing.
+The two parallel entry points, :func:`play_random_games` and :func:`play_matches`, take
+their arguments in a few named tuples (:class:`Table`, :class:`Strategies`, :class:`Run`,
+:class:`Outputs`, and for matches :class:`MatchPlan` and :class:`MatchTotals`): numba
+types a ``NamedTuple`` by its fields, so the kernels stay in the on-disk cache (a jitclass
+or structref would not).
+
+Only the parallel entry points allocate (per worker); every other function is compiled
+with ``_nrt=False`` and allocates nothing.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -225,6 +233,91 @@ by two threads in one cache line make the line bounce between their cores."""
 MATCH_BLOCK = 64
 """Matches per parallel work item (with one match per item, two threads played matches
 only 1.5 times as fast as one)."""
+
+
+# --- the entry points' arguments -------------------------------------------------------------
+
+
+class Table(NamedTuple):
+    """What is played: the kernels' game, the same for every deal of a call."""
+
+    players: int
+    """Seats dealt in (n), 2 .. ``MAX_PLAYERS``."""
+    decks: int
+    """Decks shuffled together, 1 .. ``MAX_DECKS``."""
+    hand_size: int
+    """Cards dealt to each seat."""
+    rules: np.ndarray
+    """int64[RULE_VECTOR_SIZE]: the rule vector (:meth:`.rules.SheddingRules.to_vector`)."""
+
+
+class Strategies(NamedTuple):
+    """How each seat decides (made by :func:`.batch.seat_arrays`)."""
+
+    codes: np.ndarray
+    """int64[n]: each seat's strategy code (``STRATEGY_CODES``)."""
+    forget: np.ndarray
+    """int64[n]: each seat's chance to forget its last-card call, as ``int(p * 2**32)``;
+    -1 for ``p = 0`` (no random word is drawn then)."""
+    weights: np.ndarray
+    """int64[n, FEATURES]: each seat's ``weighted`` weights (x ``WEIGHT_SCALE``; zeros for
+    the other strategies)."""
+    user: object
+    """The user strategy's C callable (:func:`.kernel_strategies.user_cfunc`), or
+    :func:`.kernel_strategies.no_user_strategy` when no seat has one."""
+
+
+class Run(NamedTuple):
+    """Which games (or matches) of a run a kernel plays: numbers ``first ..``."""
+
+    key0: int
+    """The run seed's low 32-bit word (:func:`simulate.rng.seed_key`)."""
+    key1: int
+    """The run seed's high 32-bit word."""
+    first: int
+    """The number of the game (or match) of row 0: row ``i`` is number ``first + i``."""
+
+
+class Outputs(NamedTuple):
+    """The typed record columns the kernels write (see :mod:`.columns`), G rows (one per
+    game or deal). The per-seat arrays are in Fortran order (a seat's column is
+    contiguous)."""
+
+    small: np.ndarray
+    """int8[4, G]: the ``BYTE_FIELDS`` (winner, end, finish rank, first seat), a row each."""
+    counts: np.ndarray
+    """int32[6, G]: the ``COUNT_FIELDS`` (turns, plays, draws, passes, wilds, reshuffles)."""
+    left: np.ndarray
+    """int16[G, n]: cards left in each seat's hand."""
+    points: np.ndarray
+    """int32[G, n]: points of the cards left in each hand."""
+    score: np.ndarray
+    """int32[G, n]: each seat's score of the game."""
+
+
+class MatchPlan(NamedTuple):
+    """How the matches of :func:`play_matches` end, and where their deals are recorded."""
+
+    match_deals: int
+    """Deals per match (0: no limit)."""
+    target: int
+    """A match ends once a seat's total, in absolute value, reaches it (0: no target)."""
+    max_deals: int
+    """Deals after which a match ends in any case."""
+    offsets: np.ndarray
+    """int64[M + 1]: deal k of match i is recorded in row ``offsets[i] + k`` (read only
+    with ``write``)."""
+    write: bool
+    """Whether the deals are recorded; without it a first pass only counts them."""
+
+
+class MatchTotals(NamedTuple):
+    """What :func:`play_matches` writes per match (M rows)."""
+
+    totals: np.ndarray
+    """int64[M, n]: each seat's sum of its deal scores."""
+    deals: np.ndarray
+    """int64[M]: the deals the match took."""
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -800,10 +893,12 @@ def _turn_starter(g, stream):
 
 
 @njit(cache=True, _nrt=False)
-def _prepare(g, rules, n, decks, strategies, forget, weights):
+def _prepare(g, table, strategies):
     """Make a new scratch ``g`` (int64[G_SIZE]) ready for the games of a run: the rule
-    vector and its per-identity tables, the run's constants (players, decks, wild and draw ranks, each seat's strategy
-    code and forget threshold) and empty hands."""
+    vector and its per-identity tables, the run's constants (players, decks, wild and draw
+    ranks, each seat's strategy code, forget threshold and weights) and empty hands.
+    ``table``: a :class:`Table`; ``strategies``: a :class:`Strategies`."""
+    rules, n, decks = table.rules, table.players, table.decks
     for i in range(RULE_VECTOR_SIZE):
         g[G_RULES + i] = rules[i]
     for card in range(DECK):
@@ -824,10 +919,10 @@ def _prepare(g, rules, n, decks, strategies, forget, weights):
     g[S_WILD_MASK] = wild
     g[S_DRAW_MASK] = draws
     for seat in range(n):
-        g[S_STRATEGY + seat] = strategies[seat]
-        g[S_FORGET + seat] = forget[seat]
+        g[S_STRATEGY + seat] = strategies.codes[seat]
+        g[S_FORGET + seat] = strategies.forget[seat]
         for feature in range(FEATURES):
-            g[G_WEIGHTS + seat * FEATURES + feature] = weights[seat, feature]
+            g[G_WEIGHTS + seat * FEATURES + feature] = strategies.weights[seat, feature]
     for i in range(MAX_PLAYERS * DECK):
         g[G_HANDS + i] = 0
 
@@ -950,55 +1045,35 @@ def _narrow(stats, seats, small, counts, left, points, score, row):
 
 
 @njit(cache=True)
-def _worker_scratch(rules, n, decks, strategies, forget, weights):
+def _worker_scratch(table, strategies):
     """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run), its
     random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
     for :func:`play_game` to write and :func:`_narrow` to copy."""
     g = np.empty(G_SIZE, np.int64)
-    _prepare(g, rules, n, decks, strategies, forget, weights)
+    _prepare(g, table, strategies)
     stream = np.empty(RNG_STATE_SIZE, np.int64)
-    return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, n), np.int64)
+    return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, table.players), np.int64)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def play_random_games(
-    key0,
-    key1,
-    first_game,
-    n,
-    decks,
-    hand_size,
-    rules,
-    strategies,
-    forget,
-    weights,
-    user,
-    small,
-    counts,
-    left,
-    points,
-    score,
-    workers,
-    taken,
-):
-    """Deal and play games ``first_game .. first_game + G - 1`` of a run (G = ``left.shape[0]``).
+def play_random_games(table, strategies, run, out, workers, taken):
+    """Deal and play games ``run.first .. run.first + G - 1`` of a run into ``out``.
 
-    ``key0, key1``: the run seed's words; ``rules``: the int64 rule vector; ``strategies``,
-    ``forget``: int64[n] strategy codes and forget thresholds (-1: never forgets, no draw);
-    ``weights``: int64[n, FEATURES], each seat's ``weighted`` weights (x WEIGHT_SCALE);
-    ``user``: the user strategy's C callable (:func:`.kernel_strategies.user_cfunc`;
-    :func:`.kernel_strategies.no_user_strategy` when no seat has one).
-    Outputs, one row (``small``, ``counts``: one column) per game: ``small`` int8[4, G]
-    (``BYTE_FIELDS``), ``counts`` int32[6, G] (``COUNT_FIELDS``), ``left`` int16[G, n],
-    ``points``, ``score`` int32[G, n] (cards left, points, score; Fortran order, so that
-    a seat's column is contiguous). ``workers``, ``taken``: the thread count and a zeroed
-    int64[1] counter; each worker takes the next block of ``BLOCK`` games from the counter
+    ``table``: a :class:`Table`; ``strategies``: a :class:`Strategies`; ``run``: a
+    :class:`Run`; ``out``: an :class:`Outputs` of G rows, row ``i`` receiving game
+    ``run.first + i``. ``workers``, ``taken``: the thread count and a zeroed int64[1]
+    counter; each worker takes the next block of ``BLOCK`` games from the counter
     (:mod:`simulate.work_sharing`).
     """
+    # Every field in a local before the parallel loop: numba drops writes to an array
+    # reached through a tuple's attribute inside ``prange`` (numba issue #7135).
+    key0, key1, first_game = run.key0, run.key1, run.first
+    decks, hand_size, user = table.decks, table.hand_size, strategies.user
+    small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     count = left.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
-        g, stream, stats, seats = _worker_scratch(rules, n, decks, strategies, forget, weights)
+        g, stream, stats, seats = _worker_scratch(table, strategies)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
@@ -1022,49 +1097,32 @@ def play_random_games(
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def play_matches(
-    key0,
-    key1,
-    first_match,
-    n,
-    decks,
-    hand_size,
-    rules,
-    strategies,
-    forget,
-    weights,
-    user,
-    match_deals,
-    target,
-    max_deals,
-    offsets,
-    write,
-    small,
-    counts,
-    left,
-    points,
-    score,
-    totals,
-    deals,
-    workers,
-    taken,
-):
-    """Play matches ``first_match .. first_match + len(deals) - 1`` of a run.
+def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
+    """Play matches ``run.first .. run.first + M - 1`` of a run (M = ``len(tallies.deals)``).
 
+    ``table``: a :class:`Table`; ``strategies``: a :class:`Strategies`; ``run``: a
+    :class:`Run` (its ``first`` a match number); ``plan``: a :class:`MatchPlan`.
     Deal k of match m is dealt from the stream ``(seed, m, k)`` with seat ``k % n`` first.
-    A match ends after ``match_deals`` deals (0: no limit) or once a seat's total (its
-    size) reaches ``target`` (0: no target), and after ``max_deals`` deals at most.
-    Outputs: ``totals`` int64[M, n] (each seat's sum of deal scores), ``deals`` int64[M].
-    With ``write``, deal k of match i is recorded in row ``offsets[i] + k`` of the typed
-    columns ``small``, ``counts``, ``left``, ``points``, ``score`` (R rows, as in
-    :func:`play_random_games`); without it nothing is recorded (a first pass that counts
-    the deals). ``workers``, ``taken``: the thread count and a zeroed int64[1] counter;
-    each worker takes the next block of ``MATCH_BLOCK`` matches from the counter.
+    A match ends after ``plan.match_deals`` deals (0: no limit) or once a seat's total (its
+    size) reaches ``plan.target`` (0: no target), and after ``plan.max_deals`` deals at
+    most. ``tallies``: a :class:`MatchTotals` of M rows, each seat's total and the deals of
+    each match. With ``plan.write``, deal k of match i is recorded in row
+    ``plan.offsets[i] + k`` of ``out`` (an :class:`Outputs` of R rows); without it nothing
+    is recorded (a first pass that counts the deals). ``workers``, ``taken``: the thread
+    count and a zeroed int64[1] counter; each worker takes the next block of
+    ``MATCH_BLOCK`` matches from the counter.
     """
+    # Every field in a local before the parallel loop (see :func:`play_random_games`).
+    key0, key1, first_match = run.key0, run.key1, run.first
+    n, decks, hand_size, user = table.players, table.decks, table.hand_size, strategies.user
+    match_deals, target, max_deals = plan.match_deals, plan.target, plan.max_deals
+    offsets, write = plan.offsets, plan.write
+    small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
+    totals, deals = tallies.totals, tallies.deals
     count = deals.shape[0]
     blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
     for _ in prange(workers):
-        g, stream, stats, seats = _worker_scratch(rules, n, decks, strategies, forget, weights)
+        g, stream, stats, seats = _worker_scratch(table, strategies)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):
