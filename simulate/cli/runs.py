@@ -190,9 +190,9 @@ def run_and_report(request, writer, out: Path, report_: bool) -> None:
     """Stream a run into its folder, then (``report_``) write its report."""
     from ..engine import RunInterrupted, stream
 
-    units = "matches" if request.match_play else "games"
+    unit = "match" if request.match_play else "game"
     typer.echo(
-        f"{request.game.title}: {request.games:,} {units}, {request.players} players, "
+        f"{request.game.title}: {count(request.games, unit)}, {request.players} players, "
         f"seed {request.seed}, {count(request.threads, 'thread')} -> {out}",
         err=True,
     )
@@ -229,22 +229,12 @@ def report(
 
 
 def folder_lock(folder: Path):
-    """The lock of an existing run folder; one in use by a run in progress is refused as
-    "in progress: N of M games"."""
-    from ..folder.lock import FolderInUse, lock_folder
-    from ..folder.writer import META_FILE, progress_text, read_meta
+    """The lock of a run folder (see :func:`simulate.folder.writer.lock_run`), or nothing
+    for a folder that is not a run: the reader then names what is missing, and nothing is
+    written."""
+    from ..folder.writer import META_FILE, lock_run
 
-    if not (folder / META_FILE).is_file():
-        return nullcontext()  # not a run: the reader names what is missing, nothing written
-    try:
-        return lock_folder(folder, create=False)
-    except FolderInUse:
-        meta = read_meta(folder)
-        if meta.get("status") == "running":
-            raise CardsimError(
-                f"{folder} is in progress: {progress_text(folder, meta)}; try again when it is done"
-            ) from None
-        raise
+    return lock_run(folder) if (folder / META_FILE).is_file() else nullcontext()
 
 
 @app.command()

@@ -26,8 +26,7 @@ import pyarrow.parquet as pq
 
 from ..errors import CardsimError
 from . import manifest as mf
-from .lock import FolderInUse, lock_folder
-from .writer import FORMAT, META_FILE, RunWriter, crashed, progress_text, read_meta
+from .writer import FORMAT, META_FILE, RunWriter, crashed, lock_run, progress_text, read_meta
 
 DEFAULT_REPLAY = 300
 """Games replayed by default: enough to catch a systematic fault, a second or two."""
@@ -66,16 +65,7 @@ def verify_run(
         raise CardsimError(f"--replay must be a whole number of at least 1, got {replay!r}")
     if not (folder / META_FILE).is_file():
         raise CardsimError(f"{folder} is not a run folder (no {META_FILE})")
-    try:
-        lock = lock_folder(folder, create=False)
-    except FolderInUse:
-        meta = read_meta(folder)
-        if meta.get("status") == "running":
-            raise CardsimError(
-                f"{folder} is in progress: {progress_text(folder, meta)}; verify it when it is done"
-            ) from None
-        raise
-    with lock:
+    with lock_run(folder):
         meta = read_meta(folder)
         verdict = Verdict()
         if crashed(folder, meta):
@@ -125,16 +115,24 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
         matches = None
         if "matches" in entry.parts:
             matches = _read_part(folder, entry.parts["matches"], "match", games)
-        for game in games:
-            difference = _replay_differs(request, key, game, stored, matches)
-            verdict.replayed += 1
-            if difference:
-                verdict.problems.append(
-                    f"{entry.parts['games'].file}: {key} {game:,} differs from its replay "
-                    f"({difference})"
-                )
-                wrong.add(entry.first)
+        if _compare(request, key, games, stored, matches, entry.parts["games"].file, verdict):
+            wrong.add(entry.first)
     return wrong
+
+
+def _compare(request, key: str, games: list[int], stored, matches, file: str, verdict) -> bool:
+    """Replay ``games`` and compare them with their ``stored`` records (and ``matches``),
+    noting each difference in ``verdict``; whether any differed."""
+    differed = False
+    for game in games:
+        difference = _replay_differs(request, key, game, stored, matches)
+        verdict.replayed += 1
+        if difference:
+            verdict.problems.append(
+                f"{file}: {key} {game:,} differs from its replay ({difference})"
+            )
+            differed = True
+    return differed
 
 
 def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
@@ -162,13 +160,7 @@ def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdi
         except (pa.ArrowException, OSError) as exc:
             verdict.problems.append(f"games.parquet: unreadable ({str(exc).splitlines()[0]})")
             return set()
-        for game in games:
-            difference = _replay_differs(request, key, game, stored, matches)
-            verdict.replayed += 1
-            if difference:
-                verdict.problems.append(
-                    f"games.parquet: {key} {game:,} differs from its replay ({difference})"
-                )
+        _compare(request, key, games, stored, matches, "games.parquet", verdict)
     return {0} if verdict.problems else set()
 
 

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from ..errors import CardsimError
 from . import manifest as mf
-from .lock import LOCK_FILE, FolderLock, is_locked, lock_folder
+from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
 
 LEGACY_GAMES_FILE = "games.parquet"
 LEGACY_MATCHES_FILE = "matches.parquet"
@@ -103,6 +103,20 @@ def progress_text(folder: Path, meta: dict) -> str:
     done = mf.read_manifest(folder).completed
     unit = "matches" if meta.get("unit") == "match" else "games"
     return f"{done:,} of {int(meta.get('games', 0)):,} {unit}"
+
+
+def lock_run(folder: Path) -> FolderLock:
+    """The lock of the run in ``folder``; one held by a run in progress is refused in one
+    line: "DIR is in progress: N of M games"."""
+    try:
+        return lock_folder(folder, create=False)
+    except FolderInUse:
+        meta = read_meta(folder)
+        if meta.get("status") == "running":
+            raise CardsimError(
+                f"{folder} is in progress: {progress_text(folder, meta)}; try again when it is done"
+            ) from None
+        raise
 
 
 def resume_hint(folder: Path, meta: dict) -> str:
