@@ -9,9 +9,6 @@ from ...rng import seed_key
 from ...work_sharing import sharing
 from .columns import empty_columns, kernel_outputs, match_columns
 from .kernel import (
-    END_INVALID,
-    MAX_DECKS,
-    STRATEGY_CODES,
     MatchPlan,
     MatchTotals,
     Run,
@@ -20,6 +17,7 @@ from .kernel import (
     play_matches,
     play_random_games,
 )
+from .kernel_layout import END_INVALID, MAX_DECKS, STRATEGY_CODES
 from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
 from .rules import SheddingRules
 from .strategies import parse

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernel import (
+from .kernel import Outputs
+from .kernel_layout import (
     BYTE_FIELDS,
     COUNT_FIELDS,
     O_DRAWS,
@@ -24,7 +25,6 @@ from .kernel import (
     O_TURNS,
     O_WILDS,
     O_WINNER,
-    Outputs,
 )
 
 _FIELD_NAMES = {

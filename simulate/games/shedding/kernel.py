@@ -68,6 +68,130 @@ from ...bits import popcount, trailing_zeros
 from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...rng_jit import bounded, next_u32, shuffle, stream_init
 from ...work_sharing import fetch_add
+from .kernel_layout import (
+    ANSWER,
+    BLOCK,
+    BLOCKED_LOWEST,
+    BYTE_FIELDS,
+    CARD_BITS,
+    COUNT_FIELDS,
+    DECK,
+    DRAW,
+    EMPTY_END,
+    EMPTY_PASS,
+    EMPTY_RESHUFFLE,
+    END_BLOCKED,
+    END_INVALID,
+    END_OUT,
+    END_PLAY_CAP,
+    END_STOCK_OUT,
+    END_TURN_CAP,
+    FIRST_RANDOM,
+    G_ALL_DRAW,
+    G_DRAW,
+    G_FLAGS,
+    G_HANDS,
+    G_PILE,
+    G_POINTS,
+    G_RULES,
+    G_SIZE,
+    G_STOCK,
+    G_VIEW,
+    G_WEIGHTS,
+    GROWTH_DOUBLE,
+    INVALID,
+    LAST_PENALTY,
+    MATCH_BLOCK,
+    MATCHES,
+    NO_PLAY_MAY_PLAY,
+    NO_PLAY_PASS,
+    NO_PLAY_UNTIL,
+    NO_PLAY_UP_TO,
+    NORMAL,
+    O_DRAWS,
+    O_END,
+    O_FINISH,
+    O_FIRST,
+    O_PASSES,
+    O_PLAYS,
+    O_RESHUFFLES,
+    O_TURNS,
+    O_WILDS,
+    O_WINNER,
+    OPENING,
+    PASS,
+    R_BLOCKED_WINNER,
+    R_DRAW_UP_TO,
+    R_FIRST_SEAT,
+    R_GROWTH,
+    R_LAST_CALL,
+    R_LAST_PENALTY,
+    R_LAST_RULE,
+    R_MAX_PLAYS,
+    R_MAX_TURNS,
+    R_ON_NO_PLAY,
+    R_PENALTY_ENDS,
+    R_REVERSE2,
+    R_SCORING,
+    R_STACKING,
+    R_START,
+    R_STOCK_EMPTY,
+    R_VOLUNTARY,
+    R_WILD_ANSWERS,
+    R_WILD_MODE,
+    R_WILD_ON_WILD,
+    RANK_BITS,
+    RANKS_OF,
+    REVERSE2_SKIP,
+    S_BARRED,
+    S_DIR,
+    S_DRAW_MASK,
+    S_DRAWS,
+    S_END,
+    S_FINISH,
+    S_FIRST,
+    S_FORGET,
+    S_GAME_SIZE,
+    S_HELD,
+    S_IDLE,
+    S_LEN,
+    S_N,
+    S_ONE_DECK,
+    S_OPENINGS,
+    S_PASSES,
+    S_PENDING,
+    S_PLAYS,
+    S_PLEN,
+    S_PSKIP,
+    S_RESHUFFLES,
+    S_SEND,
+    S_SKIP_NEXT,
+    S_SPOS,
+    S_STRATEGY,
+    S_SUIT,
+    S_TURNS,
+    S_WILD_MASK,
+    S_WILDS,
+    S_WINNER,
+    SCORE_COLLECTS,
+    SCORE_MINUS,
+    SEAT_BITS,
+    STACK_ANY_DRAW,
+    STACK_NONE,
+    STACK_SAME_RANK,
+    START_ALL_LEAD_CLUB,
+    START_FLIP,
+    START_LEAD_CLUB,
+    STATS,
+    STRAT_FIRST,
+    STRAT_UNIFORM,
+    STRAT_USER,
+    STRAT_WEIGHTED,
+    SUIT_BITS,
+    WILD_DIFFERENT,
+    WILD_MATCH_SUIT,
+    WILD_OWN_SUIT,
+)
 from .kernel_strategies import (
     FEATURES,
     VIEW_DIRECTION,
@@ -96,146 +220,7 @@ from .rules import (
     R_MULTIPLIER,
     R_POINTS,
     RULE_VECTOR_SIZE,
-    R,
 )
-
-DECK = 52
-MAX_DECKS = 8
-MAX_CARDS = DECK * MAX_DECKS
-
-STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4}
-"""Strategy codes; ``greedy``, ``hold-wilds`` and ``attack`` are ``weighted`` (their weights)."""
-STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER = 0, 1, 2, 3, 4
-
-# End codes: indices into reference.END_REASONS; and a user strategy's invalid choice, which
-# stops the game (the caller raises an error).
-END_OUT, END_STOCK_OUT, END_BLOCKED, END_PLAY_CAP, END_TURN_CAP, END_INVALID = range(6)
-
-# Choice values (indices into rules.CHOICES).
-FIRST_RANDOM = 1
-START_FLIP, START_LEAD_CLUB, START_ALL_LEAD_CLUB = 0, 1, 2
-WILD_ANY, WILD_DIFFERENT, WILD_OWN_SUIT, WILD_MATCH_SUIT = 0, 1, 2, 3
-NO_PLAY_PASS, NO_PLAY_MAY_PLAY, NO_PLAY_UNTIL, NO_PLAY_UP_TO = 0, 1, 2, 3
-STACK_NONE, STACK_SAME_RANK, STACK_ANY_DRAW = 0, 1, 2
-GROWTH_ADD, GROWTH_DOUBLE = 0, 1
-EMPTY_RESHUFFLE, EMPTY_END, EMPTY_PASS = 0, 1, 2
-BLOCKED_LOWEST = 0
-REVERSE2_SKIP = 1
-LAST_PENALTY, LAST_CANNOT_GO_OUT = 0, 1
-SCORE_COLLECTS, SCORE_PENALTY, SCORE_MINUS = 0, 1, 2
-
-R_FIRST_SEAT = R["first_seat"]
-R_START = R["start"]
-R_WILD_MODE = R["wild_mode"]
-R_WILD_ON_WILD = R["wild_on_wild"]
-R_ON_NO_PLAY = R["on_no_play"]
-R_DRAW_UP_TO = R["draw_up_to"]
-R_VOLUNTARY = R["voluntary_draw"]
-R_STACKING = R["stacking"]
-R_GROWTH = R["stack_growth"]
-R_WILD_ANSWERS = R["wild_answers_draw"]
-R_PENALTY_ENDS = R["penalty_ends_turn"]
-R_STOCK_EMPTY = R["stock_empty"]
-R_BLOCKED_WINNER = R["blocked_winner"]
-R_MAX_PLAYS = R["max_plays"]
-R_MAX_TURNS = R["max_turns"]
-R_REVERSE2 = R["reverse_two_players"]
-R_LAST_CALL = R["last_card_call"]
-R_LAST_RULE = R["last_card_rule"]
-R_LAST_PENALTY = R["last_card_penalty"]
-R_SCORING = R["scoring"]
-
-# Kinds of legality check (the reference's NORMAL, ANSWER, OPENING).
-NORMAL, ANSWER, OPENING = 0, 1, 2
-# Decisions other than a card (and a user strategy's invalid answer).
-DRAW, PASS, INVALID = -2, -3, -4
-
-# Offsets in ``g``: the state of the game being played (zeroed by every deal) ...
-S_DIR = 0
-S_SUIT = 1
-S_PLEN = 2
-S_SPOS = 3
-S_SEND = 4
-S_PENDING = 5
-S_PSKIP = 6
-S_SKIP_NEXT = 7
-S_OPENINGS = 8
-S_IDLE = 9
-S_TURNS = 10
-S_PLAYS = 11
-S_DRAWS = 12
-S_PASSES = 13
-S_WILDS = 14
-S_RESHUFFLES = 15
-S_END = 16
-S_WINNER = 17
-S_FINISH = 18
-S_FIRST = 19  # the seat that takes the first turn
-S_BARRED = 20
-S_GAME_SIZE = S_BARRED + MAX_PLAYERS
-S_HELD = S_GAME_SIZE
-S_LEN = S_HELD + MAX_PLAYERS
-# ... and what stays from game to game of a run (set by :func:`_prepare`).
-S_N = S_LEN + MAX_PLAYERS
-S_ONE_DECK = S_N + 1  # 1 when every identity has one copy
-S_WILD_MASK = S_N + 2
-S_DRAW_MASK = S_N + 3
-S_STRATEGY = S_N + 4
-S_FORGET = S_STRATEGY + MAX_PLAYERS
-STATE_SIZE = S_FORGET + MAX_PLAYERS
-# The scratch of a run's games, ``g``: the state above, then the hands (copies held,
-# ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile, the rule vector and tables
-# from it. One array keeps calls between the kernel's functions cheap (each array argument
-# is several words).
-G_HANDS = STATE_SIZE
-G_STOCK = G_HANDS + MAX_PLAYERS * DECK
-G_PILE = G_STOCK + MAX_CARDS
-G_RULES = G_PILE + MAX_CARDS
-# Per identity (``+ identity``), from the rule vector: its rank's effects and points.
-G_FLAGS = G_RULES + RULE_VECTOR_SIZE
-G_DRAW = G_FLAGS + DECK
-G_ALL_DRAW = G_DRAW + DECK
-G_POINTS = G_ALL_DRAW + DECK
-# Each seat's ``weighted`` weights (``G_WEIGHTS + seat * FEATURES + feature``), and the view
-# handed to a user strategy.
-G_WEIGHTS = G_POINTS + DECK
-G_VIEW = G_WEIGHTS + MAX_PLAYERS * FEATURES
-G_SIZE = G_VIEW + VIEW_SIZE + MAX_PLAYERS
-
-# Output columns of ``stats``.
-(O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH, O_FIRST) = (
-    range(10)
-)
-STATS = 10
-BYTE_FIELDS = np.array([O_WINNER, O_END, O_FINISH, O_FIRST], np.int64)
-"""The ``O_*`` fields kept as int8 columns (rows of the kernels' ``small`` output)."""
-COUNT_FIELDS = np.array([O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES], np.int64)
-"""The ``O_*`` fields kept as int32 columns (rows of the kernels' ``counts`` output)."""
-
-SUIT_BITS = (1 << 13) - 1
-"""The identities of clubs; suit s: ``SUIT_BITS << 13 * s``."""
-RANK_BITS = sum(1 << (13 * s) for s in range(4))
-"""The identities of aces; rank r: ``RANK_BITS << r``."""
-RANKS_OF = np.array([RANK_BITS << (card % 13) for card in range(DECK)], np.int64)
-"""The identities of the rank of each identity."""
-MATCHES = np.array(
-    [(SUIT_BITS << (card - card % 13)) | RANKS_OF[card] for card in range(DECK)], np.int64
-)
-"""The identities that match each identity by suit or rank."""
-SEAT_BITS = (1 << MAX_PLAYERS.bit_length()) - 1
-CARD_BITS = (1 << DECK.bit_length()) - 1
-"""Masks that keep every seat and every identity: ``x & BITS`` changes no value but tells
-LLVM that ``x`` is not negative, which spares the test for Python's negative indices at
-every access."""
-BLOCK = 256
-"""Games per parallel work item. Blocks keep the threads' output rows apart: rows written
-by two threads in one cache line make the line bounce between their cores."""
-MATCH_BLOCK = 64
-"""Matches per parallel work item (with one match per item, two threads played matches
-only 1.5 times as fast as one)."""
-
-
-# --- the entry points' arguments -------------------------------------------------------------
 
 
 class Table(NamedTuple):
