@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from simulate import rng_jit
+from simulate.compiled import rng_jit
 from simulate.rng import Stream, philox4x32, seed_key
 
 # Random123's known-answer vectors for philox4x32-10: (counter, key) -> output.

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from simulate import rng_jit
+from simulate.compiled import rng_jit
 from simulate.rng import Stream, batch_bounds, seed_key
 
 

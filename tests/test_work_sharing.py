@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from numba import njit, prange
 
+from simulate.compiled.work_sharing import fetch_add
 from simulate.games.shedding import batch
 from simulate.games.shedding.rules import preset
-from simulate.work_sharing import fetch_add
 
 
 @njit(parallel=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...compiled.work_sharing import sharing
 from ...rng import seed_key
-from ...work_sharing import sharing
 from .deal import DECK_SIZE
 from .kernel import Outputs, Run, Table, play_given_deals, play_random_deals
 from .rules import MAX_PLAYERS, BeggarRules

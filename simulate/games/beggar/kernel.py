@@ -32,11 +32,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...bits import popcount, trailing_zeros
+from ...compiled.bits import popcount, trailing_zeros
+from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...compiled.rng_jit import batch_end, batch_word, stream_init
+from ...compiled.work_sharing import fetch_add
 from ...rng import MASK32
-from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...rng_jit import batch_end, batch_word, stream_init
-from ...work_sharing import fetch_add
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
 
@@ -682,7 +682,7 @@ def play_random_deals(table, run, out, workers, taken):
     ``table``: a :class:`Table`; ``run``: a :class:`Run`; ``out``: an :class:`Outputs` of
     G rows, row ``i`` receiving game ``run.first + i``. ``workers``, ``taken``: the thread
     count and a zeroed int64[1] counter; each worker takes the next block of ``BLOCK``
-    deals from the counter (:mod:`simulate.work_sharing`).
+    deals from the counter (:mod:`simulate.compiled.work_sharing`).
     """
     # Every field in a local before the parallel loop: numba drops writes to an array
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...compiled.work_sharing import sharing
 from ...errors import CardsimError
 from ...rng import seed_key
-from ...work_sharing import sharing
 from .columns import empty_columns, kernel_outputs, match_columns
 from .kernel import (
     MatchPlan,

@@ -64,10 +64,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...bits import popcount, trailing_zeros
-from ...rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...rng_jit import bounded, next_u32, shuffle, stream_init
-from ...work_sharing import fetch_add
+from ...compiled.bits import popcount, trailing_zeros
+from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...compiled.rng_jit import bounded, next_u32, shuffle, stream_init
+from ...compiled.work_sharing import fetch_add
 from .kernel_layout import (
     ANSWER,
     BLOCK,
@@ -1048,7 +1048,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
     :class:`Run`; ``out``: an :class:`Outputs` of G rows, row ``i`` receiving game
     ``run.first + i``. ``workers``, ``taken``: the thread count and a zeroed int64[1]
     counter; each worker takes the next block of ``BLOCK`` games from the counter
-    (:mod:`simulate.work_sharing`).
+    (:mod:`simulate.compiled.work_sharing`).
     """
     # Every field in a local before the parallel loop: numba drops writes to an array
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import carray, cfunc, njit, types
 
-from ...bits import popcount, trailing_zeros
+from ...compiled.bits import popcount, trailing_zeros
 from .rules import FLAG_AGAIN, FLAG_REVERSE, FLAG_SKIP, R_ALL_DRAW, R_DRAW, R_EFFECT_FLAGS, R_POINTS
 from .strategies import ATTACK_THRESHOLD, FEATURE_NAMES
 

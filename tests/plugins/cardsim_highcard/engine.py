@@ -6,9 +6,9 @@ import numpy as np
 import pyarrow as pa
 
 from simulate import arrow
+from simulate.compiled.work_sharing import sharing
 from simulate.games.spec import Chunk
 from simulate.rng import seed_key
-from simulate.work_sharing import sharing
 
 from .kernel import play_deals
 

@@ -29,7 +29,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1, batch_bounds
+from ..rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1, batch_bounds
 
 BLOCKS_AT_ONCE = 4
 """Blocks computed together, as the lanes of vectors (see :func:`_philox_buffer`)."""
