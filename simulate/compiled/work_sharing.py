@@ -44,7 +44,25 @@ def fetch_add(typingctx, counter, index, value):
     return signature, codegen
 
 
-def sharing() -> tuple[int, np.ndarray]:
+_in_flight: list = [None]
+"""``(counter, games per block, games)`` of the kernel call in flight: what a progress bar
+reads while the kernel runs (the kernels release the GIL)."""
+
+
+def sharing(*, block: int = 1, games: int = 0) -> tuple[int, np.ndarray]:
     """A kernel's last two arguments: its workers (numba's current thread count) and their
-    shared counter, a zeroed int64[1]."""
-    return numba.get_num_threads(), np.zeros(1, np.int64)
+    shared counter, a zeroed int64[1]. ``block``, ``games``: the kernel's games per block
+    and its games, for :func:`share_taken`."""
+    taken = np.zeros(1, np.int64)
+    _in_flight[0] = (taken, block, games)
+    return numba.get_num_threads(), taken
+
+
+def share_taken() -> float:
+    """The share (0 to 1) of the games of the kernel call in flight that its workers have
+    taken up (blocks begun count as played); 0 when unknown."""
+    current = _in_flight[0]
+    if current is None or current[2] <= 0:
+        return 0.0
+    taken, block, games = current
+    return min(1.0, float(taken[0]) * block / games)

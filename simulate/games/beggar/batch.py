@@ -7,7 +7,7 @@ import numpy as np
 from ...compiled.work_sharing import sharing
 from ...rng import seed_key
 from .deal import DECK_SIZE
-from .kernel import Outputs, Run, Table, play_given_deals, play_random_deals
+from .kernel import BLOCK, Outputs, Run, Table, play_given_deals, play_random_deals
 from .rules import MAX_PLAYERS, BeggarRules
 
 
@@ -32,7 +32,7 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
     key0, key1 = seed_key(seed)
     out = _empty_outputs(count, players)
     table = Table(players, rules.to_vector())
-    play_random_deals(table, Run(key0, key1, first_game), out, *sharing())
+    play_random_deals(table, Run(key0, key1, first_game), out, *sharing(block=BLOCK, games=count))
     return out._asdict()
 
 

@@ -17,7 +17,7 @@ from .kernel import (
     play_matches,
     play_random_games,
 )
-from .kernel_layout import END_INVALID, MAX_DECKS, STRATEGY_CODES
+from .kernel_layout import BLOCK, END_INVALID, MATCH_BLOCK, MAX_DECKS, STRATEGY_CODES
 from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
 from .rules import SheddingRules
 from .strategies import parse
@@ -90,7 +90,9 @@ def play_random(
     seats = seat_arrays(strategies, players, forget)
     columns = empty_columns(count, players)
     run = Run(*seed_key(seed), first_game)
-    play_random_games(table, seats, run, kernel_outputs(columns), *sharing())
+    play_random_games(
+        table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=count)
+    )
     check_user_choices(columns["end"], first_game, strategies)
     return columns
 
@@ -132,12 +134,17 @@ def play_match_batch(
     else:  # a first pass counts each match's deals
         plan = MatchPlan(*ending, offsets=played, write=False)
         no_rows = kernel_outputs(empty_columns(0, players))
-        play_matches(table, seats, run, plan, no_rows, tallies, *sharing())
+        play_matches(
+            table, seats, run, plan, no_rows, tallies, *sharing(block=MATCH_BLOCK, games=count)
+        )
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
     columns = empty_columns(int(offsets[-1]), players)
     plan = MatchPlan(*ending, offsets=offsets, write=True)
-    play_matches(table, seats, run, plan, kernel_outputs(columns), tallies, *sharing())
+    outputs = kernel_outputs(columns)
+    play_matches(
+        table, seats, run, plan, outputs, tallies, *sharing(block=MATCH_BLOCK, games=count)
+    )
     check_user_choices(columns["end"], 0, strategies)
     columns["match"], columns["deal"] = match_columns(first_match, offsets)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
