@@ -31,14 +31,17 @@ from simulate.games.spec import GameSpec
 
 @dataclass(frozen=True)
 class Run:
-    """One run folder, loaded.
+    """One run, loaded: what :func:`load_run` reads from a run folder, and what
+    ``simulate.simulate`` plays.
 
     ``meta`` is the parsed ``run.json``; ``games`` has one row per game (per deal in match
     play), in the run's order, with ``end`` categorical; ``matches`` has one row per match
-    in match play, else None.
+    in match play, else None. Both tables carry ``meta`` in their ``attrs`` (as the
+    DataFrame of ``simulate.run`` does), which the charts of :mod:`analysis.charts` read
+    for their titles. ``path`` is the run folder (None for a run played in memory only).
     """
 
-    path: Path
+    path: Path | None
     meta: dict[str, Any]
     games: pd.DataFrame
     matches: pd.DataFrame | None = None
@@ -61,8 +64,11 @@ def load_run(path: str | Path) -> Run:
     meta = _read_meta(path / "run.json")
     files = record_files(path, meta, "games")
     games = _read_games(files, meta["players"], game_spec(meta))
-    matches = record_files(path, meta, "matches")
-    return Run(path=path, meta=meta, games=games, matches=_read_matches(matches))
+    matches = _read_matches(record_files(path, meta, "matches"))
+    games.attrs.update(meta)
+    if matches is not None:
+        matches.attrs.update(meta)
+    return Run(path=path, meta=meta, games=games, matches=matches)
 
 
 def _read_matches(files: RecordFiles) -> pd.DataFrame | None:
@@ -143,11 +149,22 @@ class RunFolder:
     meta: dict[str, Any]
     rows: int
     columns: tuple[str, ...]
+    riders: list[Rider] = field(default_factory=list, repr=False, compare=False)
+    """Accumulators waiting to ride along the next :func:`scan` (:meth:`ride`)."""
 
     @property
     def players(self) -> int:
         """Number of seats at the table."""
         return int(self.meta["players"])
+
+    def ride(self, build: Callable[[], Sequence[Accumulator]]) -> Rider:
+        """Have the next :func:`scan` of this run also feed the accumulators ``build()``
+        returns, in the same pass (a report's numbers and ``summary.csv`` from one read of
+        the records). Returns the :class:`Rider`: once that scan is done its ``done`` is
+        true and its ``accumulators`` fed; if no scan comes, nothing is fed."""
+        rider = Rider(build)
+        self.riders.append(rider)
+        return rider
 
     @property
     def spec(self) -> GameSpec:
@@ -263,19 +280,40 @@ def scan(
     reading only the columns they name (plus ``game`` and ``winner``, which are checked),
     ``batch_size`` games at a time (default :data:`BATCH_ROWS`). Returns the accumulators.
     A file whose games are out of order (none the engine writes) is read whole, sorted,
-    and fed again to fresh accumulators."""
+    and fed again to fresh accumulators. Accumulators waiting to ride along
+    (:meth:`RunFolder.ride`) are fed in the same pass."""
     batch_size = batch_size or BATCH_ROWS
-    accumulators = list(build())
-    names = _columns(run, accumulators)
+    riders, run.riders[:] = list(run.riders), []
+
+    def everything() -> tuple[list[Accumulator], list[Accumulator]]:
+        for rider in riders:
+            rider.accumulators = list(rider.build())
+        return list(build()), [a for rider in riders for a in rider.accumulators]
+
+    accumulators, extra = everything()
+    names = _columns(run, [*accumulators, *extra])
     try:
-        _feed(run, run.records("games").batches(names, batch_size), accumulators)
+        _feed(run, run.records("games").batches(names, batch_size), [*accumulators, *extra])
     except _OutOfOrder:
-        accumulators = list(build())
+        accumulators, extra = everything()
         table = read_columns(run, names).sort_by("game")
-        _feed(run, table.to_batches(batch_size), accumulators)
+        _feed(run, table.to_batches(batch_size), [*accumulators, *extra])
     except (pa.ArrowException, OSError) as exc:
         raise ReportError(f"{run.games_path}: unreadable Parquet file: {_reason(exc)}") from exc
+    for rider in riders:
+        rider.done = True
     return accumulators
+
+
+class Rider:
+    """Accumulators fed by the next :func:`scan` of a run (:meth:`RunFolder.ride`):
+    ``build`` makes them, ``accumulators`` holds them once built, ``done`` says whether a
+    whole scan has fed them."""
+
+    def __init__(self, build: Callable[[], Sequence[Accumulator]]):
+        self.build = build
+        self.accumulators: list[Accumulator] = []
+        self.done = False
 
 
 def _columns(run: RunFolder, accumulators: Sequence[Accumulator]) -> list[str]:

@@ -4,6 +4,11 @@ Importing this package does not import numba (so that :mod:`analysis` can use th
 numba-free parts such as :mod:`simulate.games.beggar.deal`); :func:`run` loads the engine
 on first use.
 
+The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
+and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
+:func:`sweep`, :func:`compare`, :func:`tournament` (tables as DataFrames) and :func:`tune`;
+they live in :mod:`simulate.api`.
+
 Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simulate.games`
 (each game family), :mod:`simulate.folder` (the run folder on disk),
 :mod:`simulate.studies` (study files, sweeps, tournaments) and :mod:`simulate.cli`.
@@ -11,7 +16,10 @@ Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simula
 
 from __future__ import annotations
 
+from .api import compare, simulate, sweep, tournament, tune
+
 __version__ = "0.2.0"
+__all__ = ["compare", "run", "simulate", "sweep", "tournament", "tune"]
 
 
 def run(game, **options):

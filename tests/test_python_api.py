@@ -1,0 +1,342 @@
+"""The Python API (simulate.api, docs/python.md): simulate, sweep, compare, tournament and
+tune return pandas objects equal to what the run folders and the reports hold, and the
+DataFrame-facing charts of analysis.charts draw the numbers of the records they are given."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+from pandas.testing import assert_frame_equal
+
+import simulate
+from analysis import charts
+from analysis.errors import ReportError
+from analysis.load import Run, load_run
+from analysis.statistics.stats import wilson_interval
+from simulate.errors import CardsimError
+from simulate.games.shedding.tune import POPULATION, ROUNDS
+
+MATCHES = {"match_deals": 3}
+"""Pis Yedili plays four-deal matches by default; three keep the runs small."""
+
+
+# --- simulate: a run with its matches ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def match_run(tmp_path_factory) -> tuple[Path, Run, Run]:
+    """A small match-play run written to a folder, and the same run played in memory."""
+    out = tmp_path_factory.mktemp("api") / "py"
+    options = dict(
+        players=4,
+        games=3000,
+        seed=11,
+        rules=MATCHES,
+        strategies=["greedy", "random", "random", "random"],
+    )
+    written = simulate.simulate("pis-yedili", out=out, **options)
+    in_memory = simulate.simulate("pis-yedili", **options)
+    return out, written, in_memory
+
+
+def test_simulate_gives_the_matches_load_run_reads(match_run):
+    out, written, in_memory = match_run
+    loaded = load_run(out)
+    assert written.path == out and in_memory.path is None
+    assert written.meta == loaded.meta and written.meta["status"] == "complete"
+    assert len(loaded.matches) == 3000 and len(loaded.games) == 9000
+    for run in (written, in_memory):
+        assert_frame_equal(run.matches, loaded.matches)
+        assert_frame_equal(run.games, loaded.games)
+    assert in_memory.meta.items() <= loaded.meta.items()
+    # both tables carry the run's metadata, which the charts read
+    assert in_memory.games.attrs["players"] == 4 and loaded.matches.attrs["seed"] == 11
+
+
+def test_run_still_returns_the_records_with_plain_metadata(match_run):
+    out, written, _ = match_run
+    frame = simulate.run(
+        "pis-yedili",
+        players=4,
+        games=3000,
+        seed=11,
+        rules=MATCHES,
+        strategies=["greedy", "random", "random", "random"],
+    )
+    assert isinstance(frame, pd.DataFrame)
+    assert_frame_equal(frame, written.games)
+    # the metadata stays JSON: slices of a run concatenate, and the frame saves as Parquet
+    json.dumps(frame.attrs)
+    both = pd.concat([frame[frame["winner"] == 0], frame[frame["winner"] != 0]])
+    assert len(both) == len(frame) and both.attrs["seed"] == 11
+
+
+def test_simulate_without_matches(tmp_path):
+    out = tmp_path / "bmn"
+    run = simulate.simulate("bmn", players=3, games=2000, seed=3, out=out)
+    assert run.matches is None and len(run.games) == 2000
+    assert not (out / "report.html").exists()  # report=True writes it (tests/test_summary.py)
+    assert_frame_equal(run.games, simulate.simulate("bmn", players=3, games=2000, seed=3).games)
+
+
+def test_api_arguments_are_keyword_only_and_mistakes_are_one_line(tmp_path):
+    with pytest.raises(TypeError):
+        simulate.simulate("bmn", 2)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        simulate.tournament("pis-yedili", ["random", "greedy"], tmp_path)  # type: ignore[misc]
+    with pytest.raises(CardsimError, match="report=True needs out=DIR"):
+        simulate.simulate("bmn", games=10, report=True)
+    with pytest.raises(CardsimError, match="unknown game"):
+        simulate.simulate("chess", games=10)
+    with pytest.raises(CardsimError, match="two or more run folders"):
+        simulate.compare(tmp_path)
+
+
+def test_import_simulate_loads_neither_numba_nor_pandas():
+    code = (
+        "import sys, simulate\n"
+        "assert callable(simulate.sweep) and callable(simulate.compare)\n"
+        "print(sorted(m for m in ('numba', 'pandas') if m in sys.modules))\n"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == "[]"
+    from simulate.request import DEFAULT_GAMES
+
+    assert simulate.api.DEFAULT_GAMES == DEFAULT_GAMES
+
+
+# --- compare and sweep: the comparison table -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_rules(tmp_path_factory) -> tuple[Path, Path]:
+    """Pis Yedili single deals under stacked 7s adding and doubling, on the same deals."""
+    root = tmp_path_factory.mktemp("rules")
+    for name, rules in (("adding", {}), ("doubling", {"stack_growth": "double"})):
+        simulate.run(
+            "pis-yedili",
+            players=4,
+            games=4000,
+            seed=7,
+            rules={"match_deals": None, **rules},
+            out=root / name,
+        )
+    return root / "adding", root / "doubling"
+
+
+def test_compare_returns_the_table_of_comparison_csv(two_rules, tmp_path):
+    adding, doubling = two_rules
+    table = simulate.compare(adding, doubling)
+    assert table["variant"].tolist() == ["adding", "doubling"]
+    assert table["is_base"].tolist() == [True, False]
+    assert table["first_analysis"].iloc[1] == "paired"
+    # the figures are the records' own
+    games = load_run(doubling).games
+    share = (games["winner"] == 0).mean()
+    assert table["first_share"].iloc[1] == pytest.approx(share, rel=1e-9)
+    lo, hi = wilson_interval(int((games["winner"] == 0).sum()), len(games))
+    assert (table["first_lo"].iloc[1], table["first_hi"].iloc[1]) == pytest.approx((lo, hi))
+    assert table["mean_length"].iloc[1] == pytest.approx(games["turns"].mean(), rel=1e-9)
+    assert table["first_significant"].dtype == "boolean"
+    assert pd.isna(table["first_significant"].iloc[0])
+    # written: the same table, read from the comparison.csv beside the report
+    written = simulate.compare(adding, doubling, out=tmp_path / "cmp", base="adding")
+    assert (tmp_path / "cmp" / "report.html").exists()
+    assert_frame_equal(written, table)
+    assert_frame_equal(written, simulate.api.read_comparison(tmp_path / "cmp" / "comparison.csv"))
+    with pytest.raises(CardsimError, match="already holds a comparison"):
+        simulate.compare(adding, doubling, out=tmp_path / "cmp")
+    # the base by name or position: the other run's differences change sign
+    other = simulate.compare([adding, doubling], base=1)
+    assert other["is_base"].tolist() == [False, True]
+    assert other["length_diff"].iloc[0] == pytest.approx(-table["length_diff"].iloc[1])
+    with pytest.raises(CardsimError, match="none of the runs"):
+        simulate.compare(adding, doubling, base="halving")
+
+
+def test_compare_refuses_what_it_cannot_compare(two_rules, tmp_path):
+    adding, _ = two_rules
+    simulate.run("bmn", games=500, seed=1, out=tmp_path / "bmn")
+    with pytest.raises(ReportError, match="cannot be compared"):
+        simulate.compare(adding, tmp_path / "bmn")
+
+
+STUDY = """\
+title = "stacked 7s"
+game = "pis-yedili"
+players = [3, 4]
+games = 1000000
+seed = 7
+rules = { match_deals = 2 }
+
+[[variant]]
+name = "adding"
+rules = {}
+
+[[variant]]
+name = "doubling"
+rules = { stack_growth = "double" }
+"""
+
+
+def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
+    study = tmp_path / "sevens.toml"
+    study.write_text(STUDY)
+    table = simulate.sweep(study, out=tmp_path / "study", games=1500)
+    assert list(zip(table["players"], table["variant"], strict=True)) == [
+        (3, "adding"),
+        (3, "doubling"),
+        (4, "adding"),
+        (4, "doubling"),
+    ]
+    for players in (3, 4):
+        folder = tmp_path / "study" / f"compare-{players}p"
+        written = simulate.api.read_comparison(folder / "comparison.csv")
+        rows = table[table["players"] == players].reset_index(drop=True)
+        assert_frame_equal(rows[list(written.columns)], written)
+        # a column of the other player count only (an end reason never seen here) is empty
+        assert rows.drop(columns=written.columns).isna().all().all()
+    matches = load_run(tmp_path / "study" / "doubling-4p").matches
+    row = table[(table["players"] == 4) & (table["variant"] == "doubling")].iloc[0]
+    assert row["matches"] == 1500
+    assert row["match_share"] == pytest.approx(matches["share_0"].mean(), rel=1e-9)
+    # without the report: the same numbers, computed in memory, nothing but the runs written
+    from simulate.studies.file import load_study
+
+    quiet = simulate.sweep(load_study(study), out=tmp_path / "quiet", games=1500, report=False)
+    assert not (tmp_path / "quiet" / "compare-4p").exists()
+    assert_frame_equal(quiet, table)
+    with pytest.raises(CardsimError, match="already holds a study"):
+        simulate.sweep(study, out=tmp_path / "quiet", games=1500)
+
+
+# --- tournament and tune ----------------------------------------------------------------------
+
+
+def test_tournament_returns_shares_and_ratings(tmp_path):
+    out = tmp_path / "tour"
+    table = simulate.tournament(
+        "pis-yedili",
+        strategies="random,greedy",
+        players=3,
+        games=600,
+        seed=5,
+        rules={"match_deals": None},
+        out=out,
+    )
+    assert table[["strategy", "against"]].values.tolist() == [
+        ["random", "greedy"],
+        ["greedy", "random"],
+    ]
+    assert set(table.columns) == {
+        "strategy",
+        "against",
+        "share",
+        "lo",
+        "hi",
+        "games",
+        "rating",
+        "rating_lo",
+        "rating_hi",
+        "rated_games",
+    }
+    # the share of games that the single seat's strategy won, from the pairing's records
+    games = load_run(out / "pair-1-0").games
+    seat = games["rotation"].to_numpy()
+    won = (games["winner"].to_numpy() == seat).mean()
+    assert table.loc[table["strategy"] == "greedy", "share"].iloc[0] == pytest.approx(won)
+    # the report's tables hold the same numbers
+    matrix = pd.read_csv(out / "matrix.csv")
+    ratings = pd.read_csv(out / "ratings.csv")
+    assert_frame_equal(table[list(matrix.columns)], matrix)
+    by_name = ratings.set_index("strategy")
+    for row in table.itertuples():
+        assert row.rating == pytest.approx(by_name.loc[row.strategy, "rating"])
+        assert row.rated_games == by_name.loc[row.strategy, "games"]
+    assert table["rating"].sum() == pytest.approx(0, abs=1e-9)
+    wide = table.pivot(index="strategy", columns="against", values="share")
+    assert wide.loc["greedy", "random"] == table["share"].iloc[1]
+    fig = charts.tournament_chart(table)
+    assert isinstance(fig, Figure)
+
+
+def test_tune_returns_the_result_and_writes_it(tmp_path):
+    budget = ROUNDS * POPULATION * 2 * 12
+    out = tmp_path / "tune.json"
+    result = simulate.tune(
+        "crazy-eights", players=2, opponents="random", budget=budget, seed=4, holdout=400, out=out
+    )
+    assert result.spec.startswith("weighted:") and result.holdout_games == 800
+    assert result.lo <= result.share <= result.hi
+    assert json.loads(out.read_text())["spec"] == result.spec
+    assert len(pd.DataFrame(result.history)) == ROUNDS
+
+
+# --- analysis.charts: the report's charts from a DataFrame -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def bmn_games() -> pd.DataFrame:
+    return simulate.run("bmn", players=2, games=20_000, seed=9, rules={"time_limit": 400})
+
+
+def test_charts_draw_the_records_they_are_given(bmn_games):
+    games = bmn_games
+    fig = charts.win_share_chart(games)
+    assert isinstance(fig, Figure) and "20,000 deals" in fig.get_suptitle()
+    line = fig.axes[0].lines[0]  # the win shares' markers
+    winners = games["winner"].to_numpy()
+    assert line.get_ydata() == pytest.approx([(winners == s).mean() for s in (0, 1)])
+
+    ended = games[games["end"] != "cycle"]
+    fig = charts.length_histogram(games)
+    heights = sum(patch.get_height() for patch in fig.axes[0].patches)
+    assert 0.998 * len(ended) <= heights <= len(ended)  # up to the 99.9th percentile
+
+    fig = charts.length_histogram(games, ["cards", "tricks"])
+    assert len(fig.axes) == 2
+
+    fig = charts.survival_chart(games, "tricks")
+    x, s = fig.axes[0].lines[0].get_data()
+    assert s[0] == pytest.approx((ended["tricks"] > x[0]).mean())
+
+    fig = charts.convergence_chart(games)
+    share_line = fig.axes[0].lines[0]
+    assert share_line.get_xdata()[-1] == len(games)
+    assert share_line.get_ydata()[-1] == pytest.approx((winners == 0).mean())
+    mean_line = fig.axes[1].lines[0]
+    assert mean_line.get_ydata()[-1] == pytest.approx(ended["cards"].mean())
+
+    fig = charts.box_chart(games, "cards", by="winner")
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["no winner", "seat 0 wins", "seat 1 wins"][-len(labels) :]
+
+
+def test_charts_of_a_table_without_metadata_and_of_matches(bmn_games, match_run):
+    plain = pd.DataFrame(bmn_games)
+    plain.attrs = {}
+    fig = charts.win_share_chart(plain)
+    assert fig.get_suptitle() == ""
+    assert len(fig.axes[0].get_xticks()) == 2
+    with pytest.raises(ValueError, match="whole numbers"):
+        charts.length_histogram(plain.assign(cards=plain["cards"] / 2), "cards")
+
+    _, written, _ = match_run
+    fig = charts.win_share_chart(written.matches)
+    expected = [written.matches[f"share_{s}"].mean() for s in range(4)]
+    assert fig.axes[0].lines[0].get_ydata() == pytest.approx(expected)
+    assert "matches" in fig.get_suptitle()
+    fig = charts.seat_chart(written.games, "score")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"seat {s}" for s in range(4)]
+    # a slice keeps the run's metadata: the title counts its own deals
+    long = written.games[written.games["turns"] > 30]
+    assert f"{len(long):,} deals" in charts.length_histogram(long).get_suptitle()
+    assert np.isfinite(fig.axes[0].get_ylim()).all()
