@@ -110,14 +110,14 @@ def play_chunks(
         chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
     done = request.games - sum(stop - first for first, stop in spans)
     replayed = 0
-    with _progress_bar(request, progress, done) as advance:
+    with _progress_bar(request, progress, done) as bar:
         for span_first, span_stop in spans:
             for first, count in chunk_spans(span_first, span_stop, chunk_size):
                 row = replayed + (rows_before(first) if rows_before else 0)
-                chunk = _play_chunk(request, seatings, first, count, row)
+                chunk = _play_chunk(request, seatings, first, count, row, bar.seating)
                 replayed += chunk.games.num_rows
                 yield first, count, chunk
-                advance(count)
+                bar.advance(count)
 
 
 def play_one(request: Request, game: int, row: int = 0) -> Chunk:
@@ -127,12 +127,21 @@ def play_one(request: Request, game: int, row: int = 0) -> Chunk:
     return _play_chunk(request, request.seatings(), game, 1, row)
 
 
-def _play_chunk(request: Request, seatings: list, first: int, count: int, row: int) -> Chunk:
+def _play_chunk(
+    request: Request,
+    seatings: list,
+    first: int,
+    count: int,
+    row: int,
+    playing: Callable[[int, int, int], None] = lambda count, seating, seatings: None,
+) -> Chunk:
     """Games (matches) ``first .. first + count - 1`` in every seating, by the game's
-    engine; ``row``: the ``game`` number of the first record in match play."""
+    engine; ``row``: the ``game`` number of the first record in match play. ``playing``
+    hears which seating is being played (for the progress bar)."""
     engine = request.game.spec.engine()
     parts = []
     for rotation, seating in enumerate(seatings):
+        playing(count, rotation, len(seatings))
         part = engine.play(request, seating, first, count, row)
         parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
     return _interleave(parts, request.match_play, row)
@@ -200,8 +209,49 @@ def run(
 
     In match play (``match_deals`` or ``target_score``) ``games`` counts matches; the
     DataFrame has one row per deal, with ``match`` and ``deal`` columns, and the run folder
-    also holds the matches (one row per match).
+    also holds the matches (one row per match); :func:`play_run` (``simulate.simulate``)
+    gives the matches too.
     """
+    request, games_table, _ = play_run(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        out=out,
+        rules=rules,
+        strategies=strategies,
+        rotate_seats=rotate_seats,
+        progress=progress,
+        force=force,
+        skip_space_check=skip_space_check,
+        chunk_size=chunk_size,
+    )
+    frame = games_table.to_pandas()
+    frame.attrs.update(request.meta())
+    return frame
+
+
+def play_run(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int | None = None,
+    threads: int | None = None,
+    out=None,
+    rules=None,
+    strategies=None,
+    rotate_seats: bool = False,
+    progress: bool = False,
+    force: bool = False,
+    skip_space_check: bool = False,
+    chunk_size: int = DEFAULT_CHUNK,
+    collect: bool = True,
+) -> tuple[Request, pa.Table | None, pa.Table | None]:
+    """:func:`run`'s work: ``(request, games, matches)``, the records as Arrow tables
+    (``matches`` None unless the rules make matches), the run folder written with ``out``.
+    Without ``collect`` the records are only written (both tables are None)."""
     request = make_request(
         game,
         players=players,
@@ -217,21 +267,18 @@ def run(
         if not skip_space_check:
             check_space(Path(out), request.meta(), request.games)
         writer = RunWriter(out, request.meta(), force=force)
-    tables: list[pa.Table] = []
+    chunks: list[Chunk] = []
     try:
-        stream(
-            request,
-            writer,
-            lambda chunk: tables.append(chunk.games),
-            progress=progress,
-            chunk_size=chunk_size,
-        )
+        keep = chunks.append if collect else None
+        stream(request, writer, keep, progress=progress, chunk_size=chunk_size)
     finally:
         if writer is not None:
             writer.close()
-    frame = pa.concat_tables(tables).to_pandas()
-    frame.attrs.update(request.meta())
-    return frame
+    if not collect:
+        return request, None, None
+    games_table = pa.concat_tables([chunk.games for chunk in chunks])
+    matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
+    return request, games_table, pa.concat_tables(matches) if matches else None
 
 
 def stream(
@@ -343,29 +390,60 @@ def _stop_requests():
 
 
 class _progress_bar:
-    """A rich progress bar over games played (a no-op when ``shown`` is false)."""
+    """A rich progress bar over games played (does nothing when ``shown`` is false).
+
+    Between chunks it counts finished games; while a chunk is played, a thread reads
+    (five times a second) the share of the chunk's games that the kernel's workers have
+    taken up (:func:`simulate.compiled.work_sharing.share_taken`), so the bar moves during
+    the first chunk too. How the run is chunked or written does not change."""
+
+    POLL_S = 0.2
 
     def __init__(self, request: Request, shown: bool, done: int = 0):
         self.request, self.shown, self.done = request, shown, done
         self.bar: Progress | None = None
+        self.in_flight = (0, 0, 1)  # games of the chunk being played, seating, seatings
+        self.stopped = threading.Event()
 
-    def __enter__(self):
+    def __enter__(self) -> _progress_bar:
         if not self.shown:
-            return lambda count: None
+            return self
         self.bar = Progress(
             TextColumn(f"{self.request.game.title}, {self.request.players} players"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn(f"{self.request.unit}es" if self.request.match_play else "games"),
+            TextColumn("matches" if self.request.match_play else "games"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=Console(stderr=True),
         )
         self.bar.start()
-        task = self.bar.add_task("games", total=self.request.games, completed=self.done)
-        return lambda count: self.bar.advance(task, count)
+        self.task = self.bar.add_task("games", total=self.request.games, completed=self.done)
+        threading.Thread(target=self._poll, daemon=True).start()
+        return self
+
+    def seating(self, count: int, seating: int, seatings: int) -> None:
+        """A chunk of ``count`` games starts its ``seating``-th of ``seatings`` kernel calls."""
+        self.in_flight = (count, seating, seatings)
+
+    def advance(self, count: int) -> None:
+        """``count`` more games are finished."""
+        self.done += count
+        self.in_flight = (0, 0, 1)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done)
+
+    def _poll(self) -> None:
+        from .compiled.work_sharing import share_taken
+
+        while not self.stopped.wait(self.POLL_S):
+            count, seating, seatings = self.in_flight
+            if count:
+                partial = int(count * (seating + share_taken()) / seatings)
+                self.bar.update(self.task, completed=self.done + min(partial, count - 1))
 
     def __exit__(self, *exc):
+        self.stopped.set()
         if self.bar is not None:
             self.bar.stop()
         return False

@@ -16,31 +16,58 @@ that names none gets the generic one. Inside:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from analysis.load import RunFolder, open_run
 from analysis.rendering.document import Block
-from analysis.rendering.output import write_document
+from analysis.rendering.output import chart_dpi, chart_formats, write_document
 from analysis.rendering.words import game_name
+from analysis.summary import SUMMARY_FILE, summary_along, summary_csv
 from simulate.games.spec import load
 
 __all__ = ["build_report", "write_report"]
 
 
-def write_report(run_dir: str | Path, top: int = 10) -> tuple[Path, Path]:
-    """Write ``report.html``, ``report.md`` and ``charts/*.png|svg`` into the run folder
+def write_report(
+    run_dir: str | Path,
+    top: int = 10,
+    *,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+    status: Callable[[str], None] = lambda step: None,
+) -> tuple[Path, Path]:
+    """Write ``report.html``, ``report.md`` and ``charts/*.png|svg|pdf`` into the run folder
     (Beggar-My-Neighbour or a shedding game).
 
-    ``top`` is how many of the longest deals to list. The games are read in batches of
-    the columns the report needs, so memory stays bounded whatever the run's size. Every
-    file is written under a temporary name and renamed into place. Returns ``(html_path,
-    markdown_path)``. Raises :class:`ReportError` when the folder cannot be read or written.
+    ``top`` is how many of the longest deals to list. The charts are written as PNG at
+    ``dpi`` (default 200) and in each of ``formats`` (default ``"png,svg,pdf"``), both
+    checked before anything is read or written
+    (:func:`analysis.rendering.output.write_document`). ``summary.csv`` beside them holds
+    the headline figures as plain numbers (:mod:`analysis.summary`). The games are read in
+    batches of the columns the report needs, so memory stays bounded whatever the run's
+    size. Every file is written under a temporary name and renamed into place. Returns
+    ``(html_path, markdown_path)``. Raises :class:`ReportError` when the folder cannot be
+    read or written. ``status`` hears each step as it begins ("reading 1,000,000 games",
+    "drawing the charts and writing the files"), for a long report's progress line.
     """
+    dpi, formats = chart_dpi(dpi), chart_formats(formats)
     run = open_run(run_dir)
+    summary = summary_along(run)  # counted in the builder's pass over the records
+    status(f"reading {run.rows:,} records and computing the figures")
     blocks, figures = build_report(run, top)
-    return write_document(run.path, blocks, figures, f"{game_name(run.meta['game'])} report")
+    status(f"drawing {len(figures)} charts and writing the files")
+    return write_document(
+        run.path,
+        blocks,
+        figures,
+        f"{game_name(run.meta['game'])} report",
+        {SUMMARY_FILE: summary_csv(summary())},
+        dpi=dpi,
+        formats=formats,
+    )
 
 
 def build_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
