@@ -240,7 +240,8 @@ def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path
     assert "| two vs one | seat 0's match win share | +37.5 pts |" in markdown
     scores = [f"{games[f'score_{s}'].mean():g}" for s in range(3)]
     assert f"| one | {' | '.join(scores)} |" in markdown
-    assert "seat 0 wins 75.0% ± " in markdown.split("\n\n")[1]
+    # 3 of 4 matches: an asymmetric Wilson interval, given as a range.
+    assert "seat 0 wins 75.0% (30.1–95.4%) of the matches" in markdown.split("\n\n")[1]
 
 
 def test_comparison_never_imports_numba(tmp_path):

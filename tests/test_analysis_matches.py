@@ -135,8 +135,8 @@ def test_summary_and_details_count_matches_and_deals(built):
     _, markdown, _ = built
     summary = markdown.split("\n\n")[1]
     assert (
-        "Over 4 matches (2 deals each on average), seat 0, which leads the first deal, wins "
-        "37.5% ± " in summary
+        "Over 4 matches (2 deals each), seat 0, which leads the first deal, wins 37.5% of "
+        "matches (95% Wilson interval " in summary
     )
     details = dict(tables(markdown, "Run details")[0])
     assert details["matches"] == "4 recorded of 4 requested"
@@ -151,7 +151,8 @@ def test_first_seat_is_the_deal_leader(built):
     assert positions[0][:2] == ["leader", str(leader_wins)]
     ci = binomtest(leader_wins, len(WINNERS)).proportion_ci(method="wilson")
     summary = markdown.split("\n\n")[1]
-    assert f"the first seat wins {100 * leader_wins / 8:.1f}% ± " in summary
+    # The interval is far from symmetric about the share: the share alone, then the range.
+    assert f"the first seat wins {100 * leader_wins / 8:.1f}% of deals (95% Wilson " in summary
     assert f"{100 * ci.low:.1f}–{100 * ci.high:.1f}%" in summary
     assert "in a match the lead rotates" in summary
 

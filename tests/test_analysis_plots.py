@@ -43,9 +43,10 @@ def test_tournament_heatmap_prints_every_cell_and_hatches_missing_ones():
     assert len(cells) == 6
     heatmap = fig.axes[0]
     hatched = [p for p in heatmap.patches if isinstance(p, Rectangle) and p.get_hatch()]
-    assert len(hatched) == 3  # the diagonal
+    assert sum(p.get_hatch() == "xx" for p in hatched) == 3  # the diagonal
+    assert sum(p.get_hatch() == plots.BELOW_FAIR_HATCH for p in hatched) == 3  # below 50%
     assert [t.get_text() for t in heatmap.get_xticklabels()] == STRATEGIES
-    assert heatmap.images[0].get_cmap().name == "Greys"
+    assert heatmap.images[0].get_cmap().name == plots.HEATMAP_CMAP
     assert render(fig, "png").startswith(b"\x89PNG")
 
 

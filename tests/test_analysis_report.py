@@ -191,7 +191,7 @@ def test_charts_are_embedded_in_html_and_linked_from_markdown(built):
     assert sorted(p.name for p in (folder / "charts").iterdir()) == [
         f"{chart}.{ext}"
         for chart in ("convergence", "length_histogram", "survival", "win_share")
-        for ext in ("png", "svg")
+        for ext in ("pdf", "png", "svg")
     ]
     assert not [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
 
@@ -262,7 +262,7 @@ def test_failed_write_leaves_previous_report_intact(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(dst))
 
     monkeypatch.setattr(output_module.os, "replace", refuse)
-    monkeypatch.setattr(output_module, "render", lambda fig, fmt: b"chart")  # speed only
+    monkeypatch.setattr(output_module, "render", lambda fig, fmt, dpi=200: b"chart")  # speed
     with pytest.raises(ReportError, match="cannot write report"):
         write_report(folder)
     assert (folder / "report.html").read_text() == "old"

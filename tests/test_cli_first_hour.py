@@ -122,3 +122,13 @@ def test_compare_out_refuses_to_overwrite_without_force(cardsim_exe, tmp_path):
     one_error(cli(cardsim_exe, "compare", *runs, "--out", str(out)), str(out), "--force")
     assert (out / "report.md").read_bytes() == before
     assert cli(cardsim_exe, "compare", *runs, "--out", str(out), "--force").returncode == 0
+
+
+def test_writing_a_report_says_which_step_it_is_at(tmp_path):
+    from analysis.reports import write_report
+
+    simulate.run("bmn", games=2000, seed=1, out=tmp_path / "run")
+    steps = []
+    write_report(tmp_path / "run", status=steps.append, formats="png")
+    assert [step.split()[0] for step in steps] == ["reading", "drawing"]
+    assert "2,000 records" in steps[0]

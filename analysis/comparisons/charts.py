@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from analysis.rendering.plots import new_figure, no_data
+from analysis.rendering.plots import new_figure, no_data, survival_steps
 from analysis.statistics.distribution import Distribution
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
@@ -31,26 +31,53 @@ def short_name(name: str, limit: int = _NAME_CHARS) -> str:
     return name if len(name) <= limit else "…" + name[-(limit - 1) :]
 
 
+#: The forest plot's figures: (column prefix, scale, x label); ``{unit}`` is the length's.
+_FOREST_FIGURES = (
+    ("first", 100, "first seat's win share: difference (percentage points)"),
+    ("length", 1, "mean length: difference ({unit})"),
+    ("match", 100, "seat 0's match win share: difference (percentage points)"),
+)
+
+
 def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
-    """Forest plot of each variant's differences to its base: left, the first seat's win
-    share in percentage points; right, the mean length (in ``length_unit``); each with the
-    95% interval of the analysis used (Newcombe's interval and a bootstrap one for
-    independent samples, Newcombe's paired interval and a t interval for paired ones, the
-    variant's label then saying "paired"). One row per non-base variant of ``table``
-    (:func:`analysis.comparisons.variants.comparison_table`, one player count); filled markers are
-    differences significant after Holm's correction, open ones are not."""
+    """Forest plot of each variant's differences to its base, one panel per figure, one
+    above the other, each on its own x scale in its own unit: the first seat's win share
+    (percentage points), the mean length (``length_unit``) and, in match play, seat 0's
+    match win share (points); each with the 95% interval of the analysis used (Newcombe's
+    interval and a bootstrap one for independent samples, Newcombe's paired interval and a
+    t interval for paired ones, the variant's label then saying "paired"). One row per
+    non-base variant of ``table`` (:func:`analysis.comparisons.variants.comparison_table`,
+    one player count) in each panel; filled markers are differences significant after
+    Holm's correction, open ones are not."""
     rows = table[~table["is_base"]]
-    fig = new_figure(title, 10, max(2.8, 0.55 * len(rows) + 2.2))
-    axes = fig.subplots(1, 2, sharey=True)
-    panels = (
-        (axes[0], "first", 100, "first seat's win share, difference (pts)"),
-        (axes[1], "length", 1, f"mean length, difference ({length_unit})"),
-    )
+    figures = [
+        (key, scale, xlabel.format(unit=length_unit))
+        for key, scale, xlabel in _FOREST_FIGURES
+        if f"{key}_diff" in rows and rows[f"{key}_diff"].notna().any()
+    ]
+    panel = 0.5 * len(rows) + 1.1
+    fig = new_figure(title, 9, max(2.8, panel * len(figures) + 1.2))
+    if not figures:
+        no_data(fig.subplots(), "differences")
+        return fig
+    axes = np.atleast_1d(fig.subplots(len(figures), 1, squeeze=False)[:, 0])
     y = np.arange(len(rows))[::-1]
-    for ax, key, scale, xlabel in panels:
+    for ax, (key, scale, xlabel) in zip(axes, figures, strict=True):
         ax.axvline(0, color="0.4", linestyle="--", linewidth=1)
         for yi, row in zip(y, rows.itertuples(), strict=True):
             mid = getattr(row, f"{key}_diff") * scale
+            if not np.isfinite(mid):
+                ax.text(
+                    0.5,
+                    yi,
+                    "not compared",
+                    transform=ax.get_yaxis_transform(),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="0.4",
+                )
+                continue
             lo = getattr(row, f"{key}_diff_lo") * scale
             hi = getattr(row, f"{key}_diff_hi") * scale
             significant = bool(getattr(row, f"{key}_significant"))
@@ -64,18 +91,20 @@ def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
                 markersize=7,
                 capsize=4,
             )
+        labels = [
+            f"{short_name(row.variant)}\nvs {short_name(row.base)}"
+            + (" (paired)" if getattr(row, f"{key}_analysis", None) == "paired" else "")
+            for row in rows.itertuples()
+        ]
+        ax.set_yticks(y, labels)
+        ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel(xlabel)
         ax.grid(True, axis="x", color="0.85", linewidth=0.6)
-    labels = [
-        f"{short_name(row.variant)}\nvs {short_name(row.base)}"
-        + (" (paired)" if getattr(row, "first_analysis", None) == "paired" else "")
-        for row in rows.itertuples()
-    ]
-    axes[0].set_yticks(y, labels)
-    axes[0].set_ylim(-0.7, len(rows) - 0.3)
-    axes[1].plot([], [], "o", color="black", label="significant (Holm, 5%)")
-    axes[1].plot([], [], "o", color="black", markerfacecolor="white", label="not significant")
-    axes[1].legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
+        # Room for the interval's caps, and zero always on the scale.
+        ax.margins(x=0.08)
+    axes[0].plot([], [], "o", color="black", label="significant (Holm, 5%)")
+    axes[0].plot([], [], "o", color="black", markerfacecolor="white", label="not significant")
+    axes[0].legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
     return fig
 
 
@@ -121,27 +150,91 @@ def variants_win_share_chart(
     return fig
 
 
+#: Two survival curves coincide when each stays within a line's width of the other on the
+#: chart: at every x, its share is within this factor of the other's share at some x' no
+#: further than :data:`COINCIDE_SHIFT` of the axis away.
+COINCIDE_RATIO = 1.05
+#: See :data:`COINCIDE_RATIO`: a share of the x axis (the longest game of the two).
+COINCIDE_SHIFT = 0.005
+
+
+def coinciding_curves(lengths: Sequence[tuple[str, Distribution]]) -> list[list[str]]:
+    """The groups of names whose survival curves coincide (two or more names each, in the
+    order given; see :data:`COINCIDE_RATIO`): their lines would lie one over the other."""
+    groups: list[list[int]] = []
+    for i in range(len(lengths)):
+        for group in groups:
+            if _coincide(lengths[group[0]][1], lengths[i][1]):
+                group.append(i)
+                break
+        else:
+            groups.append([i])
+    return [[lengths[i][0] for i in group] for group in groups if len(group) > 1]
+
+
+def _coincide(a: Distribution, b: Distribution) -> bool:
+    if a.n == 0 or b.n == 0:
+        return a.n == b.n
+    shift = COINCIDE_SHIFT * max(a.max(), b.max(), 1)
+    grid = np.union1d(a.values, b.values)
+    return _within(a, b, grid, shift) and _within(b, a, grid, shift)
+
+
+def _within(a: Distribution, b: Distribution, grid: np.ndarray, shift: float) -> bool:
+    """Whether ``a``'s curve, where drawn (share > 0), lies between ``b``'s shifted
+    ``shift`` right and left, each widened by :data:`COINCIDE_RATIO`."""
+    sa = _survival_at(a, grid)
+    drawn = np.flatnonzero(sa > 0)  # each a step of a, from grid[i] to grid[i + 1]
+    start = grid[drawn]
+    end = grid[np.minimum(drawn + 1, grid.size - 1)]
+    # b's curves fall with x: the bounds are tightest at the step's two ends.
+    low = _survival_at(b, start + shift) / COINCIDE_RATIO
+    high = _survival_at(b, np.nextafter(end - shift, -np.inf)) * COINCIDE_RATIO
+    return bool(np.all((low <= sa[drawn]) & (sa[drawn] <= high)))
+
+
+def _survival_at(dist: Distribution, x: np.ndarray) -> np.ndarray:
+    """P(value > x) at each of ``x``."""
+    x_all, s = dist.survival()
+    below = np.searchsorted(x_all, x, side="right")  # values <= x
+    return np.where(below == 0, 1.0, s[np.maximum(below - 1, 0)])
+
+
+def coincide_text(group: Sequence[str], short: bool = False) -> str:
+    """The words for a group of coinciding curves: ``curves a and b coincide``, ``curves
+    a, b and c coincide`` (with ``short``, long names cut as on the charts)."""
+    names = [short_name(name) if short else name for name in group]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"curves {listed} coincide"
+
+
 def survival_curves(lengths: Sequence[tuple[str, Distribution]], title: str, unit: str) -> Figure:
     """Survival curves P(length > x) of several variants on one log axis, one
-    ``(name, distribution)`` each, told apart by line style and grey."""
+    ``(name, distribution)`` each, told apart by line style and grey, each reaching its
+    longest game. Curves that coincide (:func:`coinciding_curves`) are drawn once, labelled
+    with all their names, and a note on the chart says so ("curves a and b coincide")."""
     fig = new_figure(title, 8, 4.5)
     ax = fig.subplots()
     ax.set_xlabel(f"x ({unit})")
     ax.set_ylabel(f"P(deal lasts more than x {unit})")
+    groups = coinciding_curves(lengths)
+    hidden = {name for group in groups for name in group[1:]}
+    together = {group[0]: group for group in groups}
     drawn = False
     for i, (name, dist) in enumerate(lengths):
-        x, s = dist.survival()
-        keep = s > 0
-        if not keep.any():
+        if name in hidden:
             continue
+        steps = survival_steps(*dist.survival())
+        if steps is None:
+            continue
+        label = " = ".join(short_name(n) for n in together.get(name, [name]))
         ax.step(
-            x[keep],
-            s[keep],
+            *steps,
             where="post",
             color=_GREYS[i % len(_GREYS)],
             linestyle=_LINES[i % len(_LINES)],
             linewidth=1.4,
-            label=short_name(name),
+            label=label,
         )
         drawn = True
     if not drawn:
@@ -151,4 +244,16 @@ def survival_curves(lengths: Sequence[tuple[str, Distribution]], title: str, uni
     ax.set_xlim(left=0)
     ax.grid(True, which="major", color="0.85", linewidth=0.6)
     ax.legend(fontsize=8, frameon=False)
+    if groups:
+        note = "; ".join(coincide_text(group, short=True) for group in groups)
+        ax.text(
+            0.01,
+            0.02,
+            f"{note[0].upper()}{note[1:]}: drawn as one line.",
+            transform=ax.transAxes,
+            fontsize=8,
+            ha="left",
+            va="bottom",
+            bbox={"facecolor": "white", "edgecolor": "0.6", "pad": 3},
+        )
     return fig

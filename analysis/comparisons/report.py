@@ -32,18 +32,21 @@ from analysis.comparisons.variants import (
 from analysis.errors import ReportError
 from analysis.load import open_run
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
-from analysis.rendering.output import write_document
+from analysis.rendering.output import chart_dpi, chart_formats, write_document
 from analysis.rendering.words import (
     fmt_int,
     fmt_num,
     fmt_pct,
     fmt_points,
+    fmt_quantity,
     fmt_range,
     fmt_share_pm,
+    fmt_signed,
     fmt_wilson,
     game_name,
     players_adjective,
     rules_label,
+    singular,
 )
 from analysis.reports.common import BOOTSTRAP_NOTE, count_text
 from analysis.statistics.stats import win_share_table
@@ -59,21 +62,30 @@ def write_comparison(
     names: Sequence[str] | None = None,
     base: int = 0,
     title: str | None = None,
+    *,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
 ) -> tuple[Path, Path]:
     """Compare the runs in ``run_dirs`` and write ``report.html``, ``report.md``,
-    ``charts/*.png|svg`` and ``comparison.csv`` (the side-by-side table, one row per run)
+    ``charts/*.png|svg|pdf`` and ``comparison.csv`` (the side-by-side table, one row per run)
     into ``out_dir`` (created if missing; each file written under a temporary name and
     renamed). ``names`` label the runs (default: the folders' names), ``base`` is the
     index of the base variant, ``title`` the report's heading (default: made from the
-    game and players). Returns ``(html_path, markdown_path)``; raises :class:`ReportError`
-    with a one-line message when the runs cannot be read or compared."""
+    game and players). The charts are written as PNG at ``dpi`` (default 200) and in each
+    of ``formats`` (default png, svg, pdf), both checked first
+    (:func:`analysis.rendering.output.write_document`). Returns ``(html_path,
+    markdown_path)``; raises :class:`ReportError` with a one-line message when the runs
+    cannot be read or compared."""
+    dpi, formats = chart_dpi(dpi), chart_formats(formats)
     variants, bases = _variants(run_dirs, names, base)
     table = comparison_table(variants, bases)
     blocks, figures = build_comparison(variants, bases, table, title)
     out = Path(out_dir)
     csv = table.to_csv(index=False, float_format="%.10g").encode("utf-8")
     page_title = title or "cardsim comparison"
-    return write_document(out, blocks, figures, page_title, {"comparison.csv": csv})
+    return write_document(
+        out, blocks, figures, page_title, {"comparison.csv": csv}, dpi=dpi, formats=formats
+    )
 
 
 def _variants(
@@ -149,7 +161,7 @@ def _summary(variants: list[Variant], table: pd.DataFrame, players: int) -> str:
         f"{fmt_share_pm(base['first_share'], base['first_lo'], base['first_hi'])} of deals "
         f"under {base['variant']} ({rules_label(base_variant.run.meta)}; "
         f"{count_text(int(base['games']), 'deal')}), and deals last "
-        f"{fmt_num(base['mean_length'])} {unit} on average (95% CI "
+        f"{fmt_quantity(base['mean_length'], singular(unit))} on average (95% CI "
         f"{fmt_range(base['mean_lo'], base['mean_hi'])})"
     )
     if not math.isnan(base.get("match_share", math.nan)):
@@ -171,7 +183,8 @@ def _summary(variants: list[Variant], table: pd.DataFrame, players: int) -> str:
             f"{fmt_share_pm(row.first_share, row.first_lo, row.first_hi)} "
             f"({first_diff}, {_ci_words(row, 'first')} {first_ci}; "
             f"{_verdict(row.first_p_holm)}) and deals last "
-            f"{fmt_num(row.mean_length)} {unit} ({length_diff}, {_ci_words(row, 'length')} "
+            f"{fmt_quantity(row.mean_length, singular(unit))} ({length_diff}, "
+            f"{_ci_words(row, 'length')} "
             f"{length_ci}; {_verdict(row.length_p_holm)})"
         )
         if not math.isnan(getattr(row, "match_p", math.nan)):
@@ -203,13 +216,10 @@ def _difference(row, key: str, unit: str) -> tuple[str, str]:
     lo, hi = getattr(row, f"{key}_diff_lo"), getattr(row, f"{key}_diff_hi")
     if key == "length":
         digits = _half_digits((hi - lo) / 2)
-        return f"{_signed(diff, digits)} {unit}", f"{_signed(lo, digits)} to {_signed(hi, digits)}"
+        diff_text, lo_text, hi_text = (fmt_signed(v, digits) for v in (diff, lo, hi))
+        return f"{diff_text} {unit}", f"{lo_text} to {hi_text}"
     digits = _half_digits(100 * (hi - lo) / 2)
     return fmt_points(diff, digits), f"{fmt_points(lo, digits)} to {fmt_points(hi, digits)}"
-
-
-def _signed(value: float, digits: int = 1) -> str:
-    return "–" if math.isnan(value) else f"{value:+,.{digits}f}"
 
 
 def _verdict(p_holm: float) -> str:
@@ -260,7 +270,7 @@ def _group_title(members: list[Variant], players: int) -> str:
     games = " / ".join(dict.fromkeys(game_name(v.run.meta["game"]) for v in members))
     ns = sorted({v.n for v in members})
     deals = (
-        f"{fmt_int(ns[0])} deals each"
+        f"{count_text(ns[0], 'deal')} each"
         if len(ns) == 1
         else f"{fmt_int(ns[0])}–{fmt_int(ns[-1])} deals per variant"
     )
@@ -353,9 +363,25 @@ def _group_section(
             f"win_share{tag}",
             "Win share by seat for every variant, with 95% Wilson intervals",
         ),
+        *_coincide_blocks(members),
         Chart(f"survival{tag}", f"Survival curves of the length in {unit}, log scale"),
     ]
     return blocks, figures
+
+
+def _coincide_blocks(members: list[Variant]) -> list[Block]:
+    """A note naming the survival curves that coincide on the chart, drawn as one line."""
+    groups = charts.coinciding_curves([(v.name, v.length) for v in members])
+    if not groups:
+        return []
+    notes = "; ".join(charts.coincide_text(group) for group in groups)
+    drawn = "they are drawn as one line" if len(groups) == 1 else "each group is one line"
+    return [
+        Paragraph(
+            f"Survival curves: {notes} on the chart (within a line's width at every "
+            f"length), so {drawn}; their differences are in the tables above."
+        )
+    ]
 
 
 def _score_blocks(rows: pd.DataFrame, players: int) -> list[Block]:
@@ -468,7 +494,9 @@ def _pairing_text(row, unit: str) -> str:
     if row.first_analysis == PAIRED:
         counts.append(count_text(int(row.pairs), "pair") + " of deals")
     if getattr(row, "match_analysis", None) == PAIRED:
-        counts.append(fmt_int(row.match_pairs) + " of matches")
+        pairs = int(row.match_pairs)
+        # "1,000 pairs of deals, 250 of matches", or "250 pairs of matches" alone.
+        counts.append((fmt_int(pairs) if counts else count_text(pairs, "pair")) + " of matches")
     text = (
         f"Half-widths of the 95% intervals of {row.variant} against {row.base}, paired "
         f"({', '.join(counts)}) against independent samples: {'; '.join(parts)}."

@@ -18,6 +18,7 @@ Games with no winner are left out of the ratings (they count as not won in the m
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,11 +29,12 @@ from analysis.errors import ReportError
 from analysis.load import open_run, read_columns
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
-from analysis.rendering.output import write_document
+from analysis.rendering.output import chart_dpi, chart_formats, write_document
 from analysis.rendering.words import (
     chart_title,
     fmt_pct,
     fmt_share_pm,
+    fmt_signed,
     game_name,
     players_adjective,
 )
@@ -167,9 +169,14 @@ def ratings(strategies: list[str], pairings: list[Pairing], players: int) -> pd.
     return table.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def write_tournament_report(folder: str | Path) -> tuple[Path, Path]:
+def write_tournament_report(
+    folder: str | Path, *, dpi: int | None = None, formats: str | Sequence[str] | None = None
+) -> tuple[Path, Path]:
     """Write ``report.html``, ``report.md``, ``charts/``, ``matrix.csv`` and
-    ``ratings.csv`` of the tournament in ``folder``."""
+    ``ratings.csv`` of the tournament in ``folder``; the heatmap as PNG at ``dpi`` (default
+    200) and in each of ``formats`` (default png, svg, pdf), as
+    :func:`analysis.rendering.output.write_document` takes them (checked first)."""
+    dpi, formats = chart_dpi(dpi), chart_formats(formats)
     folder = Path(folder)
     info, pairings = read_pairings(folder)
     strategies, players = info["strategies"], info["players"]
@@ -178,13 +185,21 @@ def write_tournament_report(folder: str | Path) -> tuple[Path, Path]:
     meta = json.loads((folder / pairing_folder(*info["pairings"][0]) / "run.json").read_text())
     deals = int(info["games"])
     title = chart_title(meta, deals) + " — tournament"
-    figure = plots.tournament_heatmap(share, lo, hi, title)
+    figure = plots.tournament_heatmap(share, lo, hi, title, players)
     blocks = _blocks(info, meta, share, lo, hi, games, rated)
     csv = {
         "matrix.csv": _long_matrix(share, lo, hi, games).to_csv(index=False).encode(),
         "ratings.csv": rated.to_csv(index=False).encode(),
     }
-    return write_document(folder, blocks, {"tournament": figure}, f"Tournament: {title}", extra=csv)
+    return write_document(
+        folder,
+        blocks,
+        {"tournament": figure},
+        f"Tournament: {title}",
+        extra=csv,
+        dpi=dpi,
+        formats=formats,
+    )
 
 
 def _long_matrix(share, lo, hi, games) -> pd.DataFrame:
@@ -226,8 +241,8 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
     lines.append(
         f"The strongest pairing result: `{top[1]}` against `{top[2]}` wins "
         f"{fmt_share_pm(top[0], lo.loc[top[1], top[2]], hi.loc[top[1], top[2]])} of games. "
-        f"Best rated: `{best.strategy}` ({best.rating:+.1f} Elo, 95% interval "
-        f"{best.lo:+.1f} to {best.hi:+.1f})."
+        f"Best rated: `{best.strategy}` ({fmt_signed(best.rating)} Elo, 95% interval "
+        f"{fmt_signed(best.lo)} to {fmt_signed(best.hi)})."
     )
     matrix_rows = [
         [
@@ -242,7 +257,12 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
         for a in share.index
     ]
     rating_rows = [
-        [f"`{r.strategy}`", f"{r.rating:+.1f}", f"{r.lo:+.1f} to {r.hi:+.1f}", f"{r.games:,}"]
+        [
+            f"`{r.strategy}`",
+            fmt_signed(r.rating),
+            f"{fmt_signed(r.lo)} to {fmt_signed(r.hi)}",
+            f"{r.games:,}",
+        ]
         for r in rated.itertuples()
     ]
     return [
@@ -258,7 +278,11 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
             matrix_rows,
             "l" + "r" * len(share.columns),
         ),
-        Chart("tournament", "Heatmap of the win shares of each strategy against each other"),
+        Chart(
+            "tournament",
+            "Heatmap of the win shares of each strategy against each other: blue above the "
+            "fair share, red and dotted below",
+        ),
         Heading("Ratings"),
         Paragraph(
             "Luce model (Bradley-Terry for several seats) fitted to every decided game, on "

@@ -37,7 +37,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart stored as ``charts/<name>.png`` and ``.svg``; ``alt`` describes it."""
+    """A chart stored as ``charts/<name>.png``, ``.svg`` and ``.pdf`` (those of them the
+    report writes); ``alt`` describes it."""
 
     name: str
     alt: str
@@ -55,13 +56,15 @@ table { border-collapse: collapse; margin: .8rem 0; font-size: .92rem; }
 th, td { border: 1px solid #bbb; padding: .25rem .6rem; vertical-align: top; }
 th { background: #eee; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
-code { font-family: ui-monospace, monospace; font-size: .88rem; word-break: break-all; }
+code { font-family: ui-monospace, monospace; font-size: .88rem; overflow-wrap: break-word; }
+td.code, td code { white-space: nowrap; word-break: keep-all; overflow-wrap: normal; }
 img { max-width: 100%; height: auto; }
 """
 
 
-def to_markdown(blocks: Sequence[Block]) -> str:
-    """Markdown text; charts are linked as ``charts/<name>.png`` (with the SVG beside)."""
+def to_markdown(blocks: Sequence[Block], formats: Sequence[str] = ("png", "svg", "pdf")) -> str:
+    """Markdown text; each chart is shown from ``charts/<name>.png`` (``.svg`` when
+    ``formats``, the files written, has no PNG), and its other formats are linked beside."""
     out = []
     for block in blocks:
         match block:
@@ -72,8 +75,17 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             case Table():
                 out.append(_markdown_table(block))
             case Chart(name, alt):
-                out.append(f"![{alt}](charts/{name}.png)\n\n[SVG version](charts/{name}.svg)")
+                out.append(_markdown_chart(name, alt, formats))
     return "\n\n".join(out) + "\n"
+
+
+def _markdown_chart(name: str, alt: str, formats: Sequence[str]) -> str:
+    shown = next((fmt for fmt in ("png", "svg") if fmt in formats), None)
+    links = [f"[{fmt.upper()} version](charts/{name}.{fmt})" for fmt in formats if fmt != shown]
+    if shown is None:
+        return f"{alt}: " + " · ".join(links)
+    image = f"![{alt}](charts/{name}.{shown})"
+    return image + ("\n\n" + " · ".join(links) if links else "")
 
 
 def _markdown_table(table: Table) -> str:
@@ -120,10 +132,13 @@ def _html_table(table: Table) -> str:
     def row(cells: Sequence[str], tag: str) -> str:
         parts = []
         for i, text in enumerate(cells):
-            cls = ' class="r"' if table.align[i] == "r" else ""
-            text = html.escape(text, quote=False)
+            classes = ["r"] if table.align[i] == "r" else []
             if tag == "td" and i in table.code and text:
-                text = f"<code>{text}</code>"
+                classes.append("code")
+                text = f"<code>{html.escape(text, quote=False)}</code>"
+            else:
+                text = _inline_html(text)
+            cls = f' class="{" ".join(classes)}"' if classes else ""
             parts.append(f"<{tag}{cls}>{text}</{tag}>")
         return "<tr>" + "".join(parts) + "</tr>"
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
+from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter, StrMethodFormatter
@@ -112,15 +114,29 @@ def survival_chart(x: np.ndarray, s: np.ndarray, title: str, unit: str = "cards"
     ax = fig.subplots()
     ax.set_xlabel("x (cards played)" if unit == "cards" else f"x ({unit})")
     ax.set_ylabel(f"P(deal lasts more than x {unit})")
-    keep = s > 0  # a log axis cannot show the final 0
-    if not keep.any():
+    steps = survival_steps(x, s)
+    if steps is None:
         no_data(ax, "deal longer than another")
         return fig
-    ax.step(x[keep], s[keep], where="post", color="black", linewidth=1.2)
+    ax.step(*steps, where="post", color="black", linewidth=1.2)
     ax.set_yscale("log")
     ax.set_xlim(left=0)
     ax.grid(True, which="major", color="0.85", linewidth=0.6)
     return fig
+
+
+def survival_steps(x: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The points of a survival curve's steps (``where="post"``) as drawn on a log axis,
+    which cannot show the final 0: the points with ``s > 0``, then the last of them carried
+    on to the longest game, so that the curve reaches it. None when no game is longer than
+    another (nothing to draw)."""
+    keep = s > 0
+    if not keep.any():
+        return None
+    xs, ys = x[keep], s[keep]
+    if x.size and x[-1] > xs[-1]:
+        xs, ys = np.append(xs, x[-1]), np.append(ys, ys[-1])
+    return xs, ys
 
 
 def win_share_chart(shares: pd.DataFrame, title: str, unit: str = "deals") -> Figure:
@@ -265,29 +281,45 @@ def convergence_chart(
     return fig
 
 
+#: The heatmap's diverging colour map: red below the fair share, blue above, white at it.
+HEATMAP_CMAP = "RdBu"
+#: Hatching of the heatmap's cells below the fair share (and of that part of its colour
+#: bar), so that the two sides differ in grayscale too, where both ends of the map are dark.
+BELOW_FAIR_HATCH = ".."
+
+
 def tournament_heatmap(
-    matrix: pd.DataFrame, lo: pd.DataFrame, hi: pd.DataFrame, title: str
+    matrix: pd.DataFrame, lo: pd.DataFrame, hi: pd.DataFrame, title: str, players: int = 2
 ) -> Figure:
-    """Head-to-head results of strategies as a grey heatmap: ``matrix.loc[a, b]`` is the
-    win share of row strategy ``a`` against column strategy ``b`` (a fraction), ``lo`` and
-    ``hi`` its 95% interval, all three with the same strategy names as index and columns.
-    Each cell is printed with its share and interval (white on dark cells); a missing
-    (NaN) cell, such as a strategy against itself, is hatched and left empty."""
+    """Head-to-head results of strategies as a heatmap: ``matrix.loc[a, b]`` is the win
+    share of row strategy ``a`` (one seat) against column strategy ``b`` (the other
+    ``players - 1`` seats), a fraction; ``lo`` and ``hi`` its 95% interval, all three with
+    the same strategy names as index and columns.
+
+    The colour scale diverges from the fair share ``1/players`` (white; a
+    :class:`~matplotlib.colors.TwoSlopeNorm` centred there): blue above, red below, as deep
+    on both sides for the same distance, the fair share marked on the colour bar. Cells
+    below it are also dotted, as is that part of the bar, so that the chart reads in
+    grayscale. Each cell is printed with its share and interval (white on deep cells); a
+    missing (NaN) cell, such as a strategy against itself, is hatched and left empty."""
     if not (matrix.index.equals(lo.index) and matrix.index.equals(hi.index)) or not (
         matrix.columns.equals(lo.columns) and matrix.columns.equals(hi.columns)
     ):
         raise ValueError("matrix, lo and hi must have the same index and columns")
+    if players < 2:
+        raise ValueError(f"a tournament needs two or more players, got {players}")
     rows, cols = matrix.shape
+    fair = 1 / players
     fig = new_figure(title, max(6, 1.5 * cols + 3), max(4, 0.9 * rows + 2))
     ax = fig.subplots()
     values = matrix.to_numpy(dtype=float)
     shown = np.ma.masked_invalid(values)
     finite = values[np.isfinite(values)]
-    vmin, vmax = (
-        (0.0, 1.0) if finite.size == 0 else (min(finite.min(), 0.5), max(finite.max(), 0.5))
-    )
-    image = ax.imshow(shown, cmap="Greys", vmin=vmin, vmax=vmax, aspect="auto")
-    middle = (vmin + vmax) / 2
+    # Symmetric about the fair share where [0, 1] allows, at least ±1 point.
+    reach = max(0.01, float(np.abs(finite - fair).max())) if finite.size else 0.5
+    norm = TwoSlopeNorm(vcenter=fair, vmin=max(0.0, fair - reach), vmax=min(1.0, fair + reach))
+    cmap = colormaps[HEATMAP_CMAP]
+    image = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto")
     for i in range(rows):
         for j in range(cols):
             value = values[i, j]
@@ -296,13 +328,53 @@ def tournament_heatmap(
                     Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="xx", edgecolor="0.6")
                 )
                 continue
+            if value < fair:
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        hatch=BELOW_FAIR_HATCH,
+                        edgecolor="0.5",
+                        linewidth=0,
+                    )
+                )
             text = f"{100 * value:.1f}%\n{100 * lo.iat[i, j]:.1f}–{100 * hi.iat[i, j]:.1f}"
-            colour = "white" if value > middle else "black"
-            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
+            fill = cmap(norm(value))
+            r, g, b, _ = fill
+            colour = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+            # On the cell's own colour, so that the dots stay off the text.
+            box = {"facecolor": fill, "edgecolor": "none", "pad": 1.5}
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour, bbox=box)
     ax.set_xticks(range(cols), [str(c) for c in matrix.columns])
     ax.set_yticks(range(rows), [str(r) for r in matrix.index])
     ax.set_xlabel("against (column)")
     ax.set_ylabel("strategy (row)")
     bar = fig.colorbar(image, ax=ax, format=PercentFormatter(1.0))
     bar.set_label("win share of row against column")
+    bar.ax.add_patch(
+        Rectangle(
+            (0, norm.vmin),
+            1,
+            fair - norm.vmin,
+            transform=bar.ax.get_yaxis_transform(),
+            fill=False,
+            hatch=BELOW_FAIR_HATCH,
+            edgecolor="0.5",
+            linewidth=0,
+        )
+    )
+    bar.ax.axhline(fair, color="black", linewidth=1.5)
+    # The fair share as a labelled tick, the automatic ones too close to it dropped.
+    ticks = [t for t in bar.get_ticks() if norm.vmin <= t <= norm.vmax]
+    step = (norm.vmax - norm.vmin) / 12
+    ticks = sorted([t for t in ticks if abs(t - fair) > step] + [fair])
+    bar.set_ticks(ticks)
+    bar.set_ticklabels(
+        [
+            f"fair share {100 * fair:.1f}% (1/{players})" if t == fair else f"{100 * t:.0f}%"
+            for t in ticks
+        ]
+    )
     return fig

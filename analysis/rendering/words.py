@@ -38,7 +38,7 @@ def rule_text(name: str, value: Any) -> str:
         order = known + sorted(set(value) - set(known))
         return "penalties " + " ".join(f"{card}{value[card]}" for card in order)
     if name == "time_limit":
-        return "no time limit" if value is None else f"time limit {fmt_int(value)} cards"
+        return "no time limit" if value is None else f"time limit {count_text(value, 'card')}"
     words = name.replace("_", " ")
     return f"no {words}" if value is None else f"{words} {value}"
 
@@ -163,11 +163,12 @@ def rules_label(meta: dict[str, Any]) -> str:
 
 def chart_title(meta: dict[str, Any], games: int, unit: str = "deals") -> str:
     """E.g. ``"Beggar-My-Neighbour · 2 players · 1,000,000 deals · default rules"``; ``unit``
-    names what ``games`` counts (``"matches"`` for a match chart)."""
+    names what ``games`` counts (``"matches"`` for a match chart; singular or plural, the
+    count decides: ``"1 deal"``)."""
     parts = (
         game_name(meta["game"]),
         f"{meta['players']} players",
-        f"{fmt_int(games)} {unit}",
+        count_text(games, singular(unit)),
         rules_label(meta),
     )
     return " · ".join(parts)
@@ -176,6 +177,50 @@ def chart_title(meta: dict[str, Any], games: int, unit: str = "deals") -> str:
 def fmt_int(value: float) -> str:
     """Integer with thousands separators: ``1,000,000``."""
     return f"{int(value):,}"
+
+
+def plural(noun: str) -> str:
+    """``"deal"`` → ``"deals"``, ``"match"`` → ``"matches"`` (the last word of a phrase:
+    ``"longest deal"`` → ``"longest deals"``)."""
+    return noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+def singular(noun: str) -> str:
+    """The inverse of :func:`plural` for a unit in the plural (``"matches"`` → ``"match"``,
+    ``"turns"`` → ``"turn"``); a word not ending in ``s`` is returned as it is."""
+    if noun.endswith(("ches", "shes", "sses", "xes")):
+        return noun[:-2]
+    if noun.endswith("s") and not noun.endswith("ss"):
+        return noun[:-1]
+    return noun
+
+
+def count_text(n: float, noun: str) -> str:
+    """A count with its noun agreeing: ``"1 deal"``, ``"1,200 deals"``, ``"2 matches"``
+    (``noun`` in the singular)."""
+    return f"{fmt_int(n)} {noun if int(n) == 1 else plural(noun)}"
+
+
+def all_count_text(n: float, noun: str) -> str:
+    """``"all 1,200 deals"``, or ``"the 1 deal"`` when there is one (``noun`` singular)."""
+    return f"the {count_text(n, noun)}" if int(n) == 1 else f"all {count_text(n, noun)}"
+
+
+def fmt_quantity(value: float, noun: str, digits: int = 1) -> str:
+    """A number (:func:`fmt_num`) with its noun agreeing with what prints: ``"1 card"``,
+    ``"28.5 turns"``, ``"0 cards"`` (``noun`` in the singular)."""
+    text = fmt_num(value, digits)
+    return f"{text} {noun if text == '1' else plural(noun)}"
+
+
+def fmt_signed(value: float, digits: int = 1) -> str:
+    """A signed figure with thousands separators: ``"+2.1"``, ``"-0.30"``; one that rounds
+    to zero at ``digits`` decimals has no sign (``"0.0"``, never ``"-0.0"``); NaN as an
+    en dash."""
+    if math.isnan(value):
+        return "–"
+    text = f"{value:+,.{digits}f}"
+    return text[1:] if float(text.replace(",", "")) == 0 else text
 
 
 def fmt_num(value: float, digits: int = 1) -> str:
@@ -208,14 +253,47 @@ def pct_digits(lo: float, hi: float) -> int:
     return max(1, min(4, -math.floor(math.log10(half))))
 
 
+#: An interval counts as symmetric about its estimate when its two half-widths differ by
+#: less than this fraction of the larger one (or by less than the last printed digit).
+SYMMETRY_TOLERANCE = 0.1
+
+
+def is_symmetric(value: float, lo: float, hi: float, resolution: float = 0.0) -> bool:
+    """Whether the interval ``lo``–``hi`` is symmetric about ``value`` to within
+    :data:`SYMMETRY_TOLERANCE` of its larger half-width, or to within ``resolution`` (the
+    last printed digit, in the units of ``value``)."""
+    below, above = value - lo, hi - value
+    if below < 0 or above < 0:
+        return False
+    return abs(below - above) < max(SYMMETRY_TOLERANCE * max(below, above), resolution)
+
+
+def _share_symmetric(share: float, lo: float, hi: float, digits: int) -> bool:
+    return is_symmetric(share, lo, hi, 10.0**-digits / 100)
+
+
 def fmt_share_pm(share: float, lo: float, hi: float, digits: int | None = None) -> str:
-    """A share with the half-width of its interval: ``"27.1% ± 0.6%"`` (the interval may be
-    asymmetric; the half-width is half its length). ``digits`` defaults to
-    :func:`pct_digits`."""
+    """A share with its interval: ``"27.1% ± 0.6%"`` (half the interval's length) when the
+    interval is symmetric about the share (:func:`is_symmetric`), else the interval as a
+    range, ``"16.7% (4.7–44.8%)"``. ``digits`` defaults to :func:`pct_digits`."""
     if math.isnan(share) or math.isnan(lo) or math.isnan(hi):
         return "–"
     digits = pct_digits(lo, hi) if digits is None else digits
+    if not _share_symmetric(share, lo, hi, digits):
+        return f"{100 * share:.{digits}f}% ({fmt_ci(lo, hi, digits)})"
     return f"{100 * share:.{digits}f}% ± {100 * (hi - lo) / 2:.{digits}f}%"
+
+
+def fmt_share_lead(share: float, lo: float, hi: float, digits: int | None = None) -> str:
+    """A share for a sentence that gives its interval right after (``"wins 25.1% ± 0.1% of
+    deals (95% Wilson interval 25.0–25.2%)"``): with ``± half-width`` when the interval is
+    symmetric about it, else the share alone (``"16.7%"``), the range following."""
+    if math.isnan(share) or math.isnan(lo) or math.isnan(hi):
+        return "–"
+    digits = pct_digits(lo, hi) if digits is None else digits
+    if not _share_symmetric(share, lo, hi, digits):
+        return f"{100 * share:.{digits}f}%"
+    return fmt_share_pm(share, lo, hi, digits)
 
 
 def fmt_range(lo: float, hi: float, digits: int | None = None) -> str:
@@ -231,8 +309,9 @@ def fmt_range(lo: float, hi: float, digits: int | None = None) -> str:
 
 
 def fmt_points(diff: float, digits: int = 1) -> str:
-    """A difference of shares in percentage points: ``"+2.1 pts"``; NaN as an en dash."""
-    return "–" if math.isnan(diff) else f"{100 * diff:+.{digits}f} pts"
+    """A difference of shares in percentage points: ``"+2.1 pts"``, ``"0.0 pts"`` (no sign
+    when it rounds to zero); NaN as an en dash."""
+    return "–" if math.isnan(diff) else f"{fmt_signed(100 * diff, digits)} pts"
 
 
 def fmt_wilson(lo: float, hi: float) -> str:

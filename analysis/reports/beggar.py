@@ -17,12 +17,14 @@ from analysis.load import RunFolder, scan
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.words import (
+    all_count_text,
     chart_title,
     fmt_int,
     fmt_num,
     fmt_pct,
+    fmt_quantity,
     fmt_range,
-    fmt_share_pm,
+    fmt_share_lead,
     fmt_wilson,
     game_name,
     is_default_rule,
@@ -128,23 +130,23 @@ def _summary(
     text = (
         f"In {players_adjective(players)} {game_name(meta['game'])} ({rules}; "
         f"{count_text(n, 'deal')}), the first seat wins "
-        f"{fmt_share_pm(first['share'], first['lo'], first['hi'])} of deals "
+        f"{fmt_share_lead(first['share'], first['lo'], first['hi'])} of deals "
         f"(95% Wilson interval {fmt_wilson(first['lo'], first['hi'])}, against an equal share of "
         f"{fmt_pct(1 / players)}); "
     )
     n_cycles = int(reasons.loc["cycle", "count"])
     lasted = (
-        f"last {fmt_num(cards['mean'])} cards on average (95% CI {fmt_range(*interval)}; "
+        f"last {fmt_quantity(cards['mean'], 'card')} on average (95% CI {fmt_range(*interval)}; "
         f"median {fmt_num(cards['median'])})"
     )
+    n_limit = int(reasons.loc["time_limit", "count"])
     if n_cycles == n:
         text += "no deal ended: every one was caught in a cycle"
     elif n_cycles:
         text += f"the deals that end {lasted}; {_count(n_cycles, 'deal')} never ended, "
         text += "caught in a cycle"
     else:
-        text += f"deals {lasted}; 0 deals never ended"
-    n_limit = int(reasons.loc["time_limit", "count"])
+        text += f"deals {lasted}" + ("" if n_limit else "; every deal ended")
     if n_limit:
         text += f"; {_count(n_limit, 'deal')} stopped at the time limit"
     return text + "." + incomplete_text(meta, n)
@@ -163,7 +165,7 @@ def _length_section(
 ) -> list[Block]:
     scope = (
         f"Lengths are of the deals that ended; the {_count(n_cycles, 'cycle deal')} "
-        "never end and are left out. "
+        f"{'never ends and is' if n_cycles == 1 else 'never end and are'} left out. "
         if n_cycles
         else ""
     )
@@ -188,7 +190,7 @@ def _win_section(shares: pd.DataFrame, players: int, n_games: int) -> list[Block
     return [
         Heading("Win share by seat"),
         Paragraph(
-            f"Shares are of all {fmt_int(n_games)} deals, so deals without a winner count "
+            f"Shares are of {all_count_text(n_games, 'deal')}, so deals without a winner count "
             f"against every seat; with equal chances each seat would win "
             f"{fmt_pct(1 / players)}. Seat 0 plays first. Intervals are 95% Wilson "
             "score intervals."

@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
-from analysis.rendering.words import fmt_ci, fmt_int, fmt_num, fmt_pct, fmt_range, game_name
+from analysis.rendering.words import (
+    count_text,
+    fmt_ci,
+    fmt_int,
+    fmt_num,
+    fmt_pct,
+    fmt_range,
+    game_name,
+)
 
 #: The columns of a length table: (key of :func:`analysis.statistics.stats.length_summary`, label).
 LENGTH_MEASURES = (
@@ -26,14 +34,6 @@ BOOTSTRAP_NOTE = (
     "The mean's 95% interval is a percentile bootstrap (2,000 resamples of the games, drawn "
     "as multinomial counts per value, numpy Generator seed 20241130)."
 )
-
-
-def count_text(n: int, noun: str) -> str:
-    """``"1 deal"``, ``"1,200 deals"``, ``"2 matches"``."""
-    if n == 1:
-        return f"{fmt_int(n)} {noun}"
-    plural = noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
-    return f"{fmt_int(n)} {plural}"
 
 
 def run_details(
@@ -74,13 +74,14 @@ def incomplete_text(meta: dict, n_games: int) -> str:
     """A sentence saying the run is incomplete, or ``""`` when it is complete. ``n_games``
     is the number of deals recorded; in match play (``"unit": "match"``) ``games`` and
     ``completed_games`` of ``run.json`` count matches."""
-    unit = "matches" if meta.get("unit") == "match" else "deals"
+    unit = "match" if meta.get("unit") == "match" else "deal"
     requested = meta.get("games", n_games)
-    completed = meta.get("completed_games", n_games if unit == "deals" else requested)
+    completed = meta.get("completed_games", n_games if unit == "deal" else requested)
     if meta.get("status", "complete") != "complete" or completed != requested:
         return (
             f" The run is incomplete ({meta.get('status', 'unknown status')}): "
-            f"{fmt_int(completed)} of {fmt_int(requested)} {unit} were played."
+            f"{fmt_int(completed)} of {count_text(requested, unit)} "
+            f"{'was' if completed == 1 else 'were'} played."
         )
     return ""
 

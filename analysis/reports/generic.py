@@ -13,17 +13,19 @@ from analysis.load import RunFolder, scan
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph
 from analysis.rendering.words import (
+    all_count_text,
     chart_title,
-    fmt_num,
     fmt_pct,
+    fmt_quantity,
     fmt_range,
-    fmt_share_pm,
+    fmt_share_lead,
     fmt_wilson,
     game_name,
     is_default_rule,
     knob_text,
     players_adjective,
     rules_label,
+    singular,
 )
 from analysis.reports.common import (
     BOOTSTRAP_NOTE,
@@ -67,9 +69,10 @@ def build_generic_report(run: RunFolder, top: int = 10) -> tuple[list[Block], di
     text = (
         f"In {players_adjective(players)} {game_name(meta['game'])} ({rules_label(meta)}; "
         f"{count_text(n, 'game')}), the first seat wins "
-        f"{fmt_share_pm(first['share'], first['lo'], first['hi'])} of games (95% Wilson "
+        f"{fmt_share_lead(first['share'], first['lo'], first['hi'])} of games (95% Wilson "
         f"interval {fmt_wilson(first['lo'], first['hi'])}, against an equal share of "
-        f"{fmt_pct(1 / players)}); games last {fmt_num(summary['mean'])} {unit} on average "
+        f"{fmt_pct(1 / players)}); games last {fmt_quantity(summary['mean'], singular(unit))} "
+        "on average "
         f"(95% CI {fmt_range(*interval)})." + incomplete_text(meta, n)
     )
     rule_rows = [
@@ -97,7 +100,7 @@ def build_generic_report(run: RunFolder, top: int = 10) -> tuple[list[Block], di
         Chart("survival", f"Survival curve: share of games longer than x {unit}, log scale"),
         Heading("Win share by seat"),
         Paragraph(
-            f"Shares are of all {count_text(n, 'game')}; with equal chances each seat would "
+            f"Shares are of {all_count_text(n, 'game')}; with equal chances each seat would "
             f"win {fmt_pct(1 / players)}. Intervals are 95% Wilson score intervals."
         ),
         win_table(shares),

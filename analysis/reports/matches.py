@@ -21,11 +21,13 @@ from analysis.load import BATCH_ROWS, RunFolder
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.words import (
+    all_count_text,
     chart_title,
     fmt_int,
     fmt_num,
     fmt_pct,
-    fmt_share_pm,
+    fmt_quantity,
+    fmt_share_lead,
     fmt_wilson,
 )
 from analysis.reports.common import count_text, win_table
@@ -119,15 +121,27 @@ def read_matches(run: RunFolder) -> Matches:
     return Matches(n=n, wins=wins, totals=dists, deals=deals)
 
 
-def matches_summary(matches: Matches) -> str:
-    """One sentence on the matches for a report's summary."""
+def matches_summary(matches: Matches, rules: dict | None = None) -> str:
+    """One sentence on the matches for a report's summary. Matches of a fixed number of
+    deals (``match_deals`` in ``rules``; without ``rules``, every match as long) are "N deals
+    each"; matches played to a ``target_score`` vary in length, "x deals each on average"."""
     first = matches.share_table().iloc[0]
     return (
-        f"Over {count_text(matches.n, 'match')} ({fmt_num(matches.deals.mean())} deals each on "
-        f"average), seat 0, which leads the first deal, wins "
-        f"{fmt_share_pm(first['share'], first['lo'], first['hi'])} of matches (95% Wilson "
+        f"Over {count_text(matches.n, 'match')} ({_deals_each(matches, rules)}), seat 0, "
+        f"which leads the first deal, wins "
+        f"{fmt_share_lead(first['share'], first['lo'], first['hi'])} of matches (95% Wilson "
         f"interval {fmt_wilson(first['lo'], first['hi'])}, against {fmt_pct(1 / matches.players)})."
     )
+
+
+def _deals_each(matches: Matches, rules: dict | None) -> str:
+    """``"4 deals each"`` for matches of a fixed length, else ``"2.5 deals each on
+    average"``."""
+    deals = matches.deals
+    to_target = bool(rules.get("target_score")) if rules is not None else False
+    if not to_target and deals.n and deals.min() == deals.max():
+        return f"{count_text(int(deals.min()), 'deal')} each"
+    return f"{fmt_quantity(deals.mean(), 'deal')} each on average"
 
 
 def matches_section(matches: Matches, meta: dict) -> tuple[list[Block], dict[str, Figure]]:
@@ -150,15 +164,15 @@ def matches_section(matches: Matches, meta: dict) -> tuple[list[Block], dict[str
         )
     deals = value_summary(matches.deals)
     if rules.get("match_deals"):
-        length = f"Each match is {fmt_int(rules['match_deals'])} deals"
+        length = f"Each match is {count_text(rules['match_deals'], 'deal')}"
     elif rules.get("target_score"):
         length = (
             f"A match goes on until a seat's total reaches {fmt_int(rules['target_score'])}: "
-            f"{fmt_num(deals['mean'])} deals on average (median {fmt_num(deals['median'])}, "
-            f"longest {fmt_int(deals['max'])})"
+            f"{fmt_quantity(deals['mean'], 'deal')} on average (median "
+            f"{fmt_num(deals['median'])}, longest {fmt_int(deals['max'])})"
         )
     else:
-        length = f"Matches last {fmt_num(deals['mean'])} deals on average"
+        length = f"Matches last {fmt_quantity(deals['mean'], 'deal')} on average"
     figures = {
         "match_win_share": plots.win_share_chart(shares, title, "matches"),
         "match_totals": plots.score_chart(
@@ -171,8 +185,8 @@ def matches_section(matches: Matches, meta: dict) -> tuple[list[Block], dict[str
             f"{length}; deal k of a match is led by seat k mod {matches.players}. A seat's "
             f"match total is the sum of its deal scores, and "
             f"{BEST_TOTAL.get(scoring, 'the best total wins')}; tied winners share the win "
-            f"(m tied seats get 1/m each), so wins below are summed shares. Shares are of all "
-            f"{count_text(matches.n, 'match')}, with 95% Wilson intervals."
+            f"(m tied seats get 1/m each), so wins below are summed shares. Shares are of "
+            f"{all_count_text(matches.n, 'match')}, with 95% Wilson intervals."
         ),
         win_table(shares.iloc[:-1]),
         Chart("match_win_share", "Match win share by seat with 95% Wilson intervals"),

@@ -153,12 +153,17 @@ def multiplier_section(
         [label, fmt_int(row["games"]), fmt_num(row["mean"]), fmt_num(row["median"])]
         for label, row in others.table().iterrows()
     ]
+    rules = f"The rules multiply the losers' points when the winner goes out on {special}."
+    if not n_out:
+        return [
+            Heading("Finishing multipliers"),
+            Paragraph(f"{rules} No deal was won by going out, so none was multiplied."),
+        ]
     return [
         Heading("Finishing multipliers"),
         Paragraph(
-            f"The rules multiply the losers' points when the winner goes out on {special}. "
-            f"Of the {count_text(n_out, 'deal')} won by going out, the winner's last card "
-            "was of these ranks:"
+            f"{rules} Of the {count_text(n_out, 'deal')} won by going out, the winner's last "
+            "card was of these ranks:"
         ),
         Table(["last card", "multiplier", "deals", "share"], rank_rows, "lrrr"),
         Paragraph(

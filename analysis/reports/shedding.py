@@ -9,14 +9,16 @@ from analysis.load import RunFolder, scan
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.words import (
+    all_count_text,
     chart_title,
     fmt_ci,
     fmt_int,
     fmt_num,
     fmt_pct,
     fmt_points,
+    fmt_quantity,
     fmt_range,
-    fmt_share_pm,
+    fmt_share_lead,
     fmt_wilson,
     game_name,
     non_default_rules,
@@ -74,12 +76,13 @@ def end_meanings(rules: dict) -> dict[str, str]:
         ),
         "blocked": f"every seat passed in turn with nothing left to draw; {blocked}",
         "play_cap": (
-            f"`max_plays` ({'none set' if max_plays is None else fmt_int(max_plays)}) cards "
-            "were played; no winner"
+            "the `max_plays` cap on cards played ("
+            f"{'none set' if max_plays is None else fmt_int(max_plays)}) was reached; no winner"
         ),
         "turn_cap": (
-            f"the `max_turns` safety cap ({'none' if max_turns is None else fmt_int(max_turns)}"
-            " turns) was reached; no winner"
+            "the `max_turns` safety cap ("
+            f"{'none' if max_turns is None else count_text(max_turns, 'turn')}) was reached; "
+            "no winner"
         ),
     }
 
@@ -222,7 +225,7 @@ def _summary(
     who = "seat 0" if random_first and lead is None else "the first seat"
     text = (
         f"In {players}-player {game_name(meta['game'])} ({'; '.join(context)}), {who} wins "
-        f"{fmt_share_pm(lead['share'], lead['lo'], lead['hi'])} of deals "
+        f"{fmt_share_lead(lead['share'], lead['lo'], lead['hi'])} of deals "
         f"(95% Wilson interval {fmt_wilson(lead['lo'], lead['hi'])}), against an equal share "
         f"of {fmt_pct(1 / players)}: an advantage of {_points(advantage['diff'])} "
         f"({_points(advantage['lo'])} to {_points(advantage['hi'])})"
@@ -233,9 +236,9 @@ def _summary(
         text += " (in a match the lead rotates; the first seat is the one leading the deal)"
     turns, plays, draws = lengths["turns"], lengths["plays"], lengths["draws"]
     text += (
-        f"; deals last {fmt_num(turns['mean'])} turns on average (95% CI "
+        f"; deals last {fmt_quantity(turns['mean'], 'turn')} on average (95% CI "
         f"{fmt_range(*intervals['turns'])}; median {fmt_num(turns['median'])}), with "
-        f"{fmt_num(plays['mean'])} cards played and {fmt_num(draws['mean'])} drawn."
+        f"{fmt_quantity(plays['mean'], 'card')} played and {fmt_num(draws['mean'])} drawn."
     )
     no_winner = first.iloc[-1]
     ends = [
@@ -248,7 +251,7 @@ def _summary(
         else "; every deal had a winner."
     )
     if matches is not None:
-        text += " " + matches_summary(matches)
+        text += " " + matches_summary(matches, rules)
     return text + incomplete_text(meta, n)
 
 
@@ -295,7 +298,7 @@ def _win_section(shares, positions, advantage, by_strategy, players, n, rules) -
     blocks: list[Block] = [
         Heading("Win share by seat"),
         Paragraph(
-            f"Shares are of all {count_text(n, 'deal')}, so deals without a winner count "
+            f"Shares are of {all_count_text(n, 'deal')}, so deals without a winner count "
             f"against every seat; with equal chances each seat would win "
             f"{fmt_pct(1 / players)}. {leads} Intervals are 95% Wilson score intervals."
         ),

@@ -134,6 +134,35 @@ SeatsOpt = Annotated[
         "(default: random in every seat)."
     ),
 ]
+DpiOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dpi",
+        metavar="N",
+        help="Resolution of the PNG charts, 50 to 1200 dots per inch (default: 200).",
+    ),
+]
+FormatsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--formats",
+        metavar="LIST",
+        help="Chart files to write, comma-separated from png, svg, pdf (default: all three; "
+        "report.html embeds PNG whatever this says).",
+    ),
+]
+
+
+def chart_options(dpi: str | None, formats: str | None) -> tuple[int, tuple[str, ...]]:
+    """``--dpi`` and ``--formats`` checked, before anything is run or written: a bad value
+    is a one-line error naming it and what is allowed."""
+    from analysis.errors import ReportError
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    try:
+        return chart_dpi(dpi, "--dpi"), chart_formats(formats, "--formats")
+    except ReportError as exc:
+        raise CardsimError(str(exc)) from None
 
 
 def parse_rules(rules: list[str] | None) -> dict[str, str]:
@@ -181,5 +210,7 @@ def seat_list(strategy: list[str] | None, seats: str | None) -> list[str] | None
 
 
 def count(number: int, noun: str) -> str:
-    """``1 thread``, ``2 threads``, ``1,000 games``."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+    """``1 thread``, ``2 threads``, ``1,000 games``, ``1 match``, ``2 matches``."""
+    if number == 1:
+        return f"{number:,} {noun}"
+    return f"{number:,} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"

@@ -12,6 +12,8 @@ import typer
 from ..errors import CardsimError
 from .common import (
     ConfigOpt,
+    DpiOpt,
+    FormatsOpt,
     GameArg,
     PlayersOpt,
     RuleOpt,
@@ -20,6 +22,7 @@ from .common import (
     StrategyOpt,
     ThreadsOpt,
     app,
+    chart_options,
     count,
     count_option,
     rule_overrides,
@@ -208,10 +211,22 @@ def run_and_report(request, writer, out: Path, report_: bool) -> None:
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
     if report_:
-        from analysis.reports import write_report
-
-        html_path, md_path = write_report(out)
+        html_path, md_path = report_with_status(out)
         typer.echo(f"wrote {html_path} and {md_path}")
+
+
+def report_with_status(run_dir: Path, **options) -> tuple[Path, Path]:
+    """Write a run's report with a spinner on stderr that says which step it is at."""
+    from rich.console import Console
+
+    from analysis.reports import write_report
+
+    with Console(stderr=True).status(f"report of {run_dir}") as spinner:
+        return write_report(
+            run_dir,
+            status=lambda step: spinner.update(f"report of {run_dir}: {step}"),
+            **options,
+        )
 
 
 @app.command()
@@ -219,12 +234,14 @@ def run_and_report(request, writer, out: Path, report_: bool) -> None:
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'cardsim simulate'.")],
     top: Annotated[int, typer.Option(help="How many of the longest deals to list.")] = 10,
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
 ):
-    """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts."""
-    from analysis.reports import write_report
-
+    """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts
+    (PNG, SVG and PDF)."""
+    dpi_, formats_ = chart_options(dpi, formats)
     with folder_lock(run_dir):
-        html_path, md_path = write_report(run_dir, top=top)
+        html_path, md_path = report_with_status(run_dir, top=top, dpi=dpi_, formats=formats_)
     typer.echo(f"wrote {html_path} and {md_path}")
 
 

@@ -11,11 +11,15 @@ import typer
 
 from .common import (
     ConfigOpt,
+    DpiOpt,
+    FormatsOpt,
     PlayersOpt,
     PlayThreadsOpt,
     RuleOpt,
     SeedOpt,
     app,
+    chart_options,
+    count,
     count_option,
     game_argument,
     rule_overrides,
@@ -45,6 +49,8 @@ def tournament(
     rule: RuleOpt = None,
     config: ConfigOpt = None,
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
 ):
     """Play every strategy against every other: win shares, ratings and a heatmap.
 
@@ -54,6 +60,7 @@ def tournament(
 
     from ..studies.tournament import run_tournament
 
+    dpi_, formats_ = chart_options(dpi, formats)
     names = seat_list(None, strategies)
     if out is None:
         out = Path("results") / f"tournament-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
@@ -70,7 +77,7 @@ def tournament(
         progress=True,
         echo=lambda line: typer.echo(line, err=True),
     )
-    html_path, md_path = write_tournament_report(out)
+    html_path, md_path = write_tournament_report(out, dpi=dpi_, formats=formats_)
     typer.echo(f"wrote {html_path} and {md_path}")
 
 
@@ -121,7 +128,7 @@ def tune(
     typer.echo(f"best: {result.spec}")
     typer.echo(
         f"held-out win share: {result.share:.2%} (95% CI {result.lo:.2%} to {result.hi:.2%}) "
-        f"over {result.holdout_games:,} games; greedy on the same deals: "
+        f"over {count(result.holdout_games, 'game')}; greedy on the same deals: "
         f"{result.greedy_share:.2%} ({result.greedy_lo:.2%} to {result.greedy_hi:.2%})"
     )
     if out is not None:

@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 
 from ..errors import CardsimError
-from .common import ThreadsOpt, app, count, count_option, user_errors
+from .common import (
+    DpiOpt,
+    FormatsOpt,
+    ThreadsOpt,
+    app,
+    chart_options,
+    count,
+    count_option,
+    user_errors,
+)
 
 COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
 """What a comparison writes into its folder (besides its charts)."""
@@ -44,6 +53,8 @@ def sweep(
         bool,
         typer.Option(help="Complete the study in --out: keep finished cells, resume the rest."),
     ] = False,
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
 ):
     """Run a study's variants on the same deals, then compare them.
 
@@ -52,6 +63,7 @@ def sweep(
     from ..studies.file import load_study
     from ..studies.sweep import SweepInterrupted, plan_sweep, run_sweep
 
+    charts = dict(zip(("dpi", "formats"), chart_options(dpi, formats), strict=True))
     study = load_study(study_file)
     if out is None:
         if resume:
@@ -61,15 +73,18 @@ def sweep(
     plan = plan_sweep(study, out, games, threads, force, resume)
     counts = sorted({cell.players for cell in plan.cells})
     first = plan.cells[0].request
-    units = "matches" if first.match_play else "games"
+    unit = "match" if first.match_play else "game"
     typer.echo(
-        f"{study.title}: {len(study.variants)} variants x {count(len(counts), 'player count')} "
-        f"({', '.join(map(str, counts))}), {first.games:,} {units} each, "
+        f"{study.title}: {count(len(study.variants), 'variant')} x "
+        f"{count(len(counts), 'player count')} ({', '.join(map(str, counts))}), "
+        f"{count(first.games, unit)} each, "
         f"seed {study.seed} -> {out}",
         err=True,
     )
     try:
-        written = run_sweep(plan, echo=lambda line: typer.echo(line, err=True), compare=report_)
+        written = run_sweep(
+            plan, echo=lambda line: typer.echo(line, err=True), compare=report_, charts=charts
+        )
     except SweepInterrupted as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(130) from None
@@ -101,11 +116,14 @@ def compare(
     force: Annotated[
         bool, typer.Option(help="Overwrite a folder that holds a comparison.")
     ] = False,
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
     from ..folder.writer import read_meta
     from ..studies.sweep import comparison_writer
 
+    dpi_, formats_ = chart_options(dpi, formats)
     if len(run_dirs) < 2:
         raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
     names = [folder.name for folder in run_dirs]
@@ -137,6 +155,8 @@ def compare(
             "pass --force to overwrite it"
         )
     with lock_folder(out):
-        written = write_comparison(run_dirs, out, names=names, base=index, title=title)
+        written = write_comparison(
+            run_dirs, out, names=names, base=index, title=title, dpi=dpi_, formats=formats_
+        )
     for path in written:
         typer.echo(f"wrote {path}")

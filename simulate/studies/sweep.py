@@ -114,8 +114,10 @@ def run_sweep(
     compare: bool = True,
     echo: Callable[[str], None] = print,
     chunk_size: int | None = None,
+    charts: dict | None = None,
 ) -> list[Path]:
-    """Run every cell of the plan, then (``compare``) write the comparison reports.
+    """Run every cell of the plan, then (``compare``) write the comparison reports, with
+    ``charts`` (``dpi``, ``formats``) passed on to ``write_comparison``.
 
     Returns the comparison reports written (HTML and Markdown paths). Raises
     :class:`SweepInterrupted` when a cell is interrupted (its finished chunks are kept).
@@ -126,7 +128,7 @@ def run_sweep(
         except OSError as exc:
             raise CardsimError(f"cannot write into {plan.out}: {exc.strerror}") from None
         _run_cells(plan, progress, echo, chunk_size)
-        return write_comparisons(plan, echo) if compare else []
+        return write_comparisons(plan, echo, **(charts or {})) if compare else []
 
 
 def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size) -> None:
@@ -159,8 +161,9 @@ def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chu
                 ) from None
 
 
-def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> list[Path]:
-    """One comparison report per player count (the first variant is the base)."""
+def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print, **charts) -> list[Path]:
+    """One comparison report per player count (the first variant is the base); ``charts``
+    (``dpi``, ``formats``) as ``write_comparison`` takes them."""
     write_comparison = comparison_writer()
     if write_comparison is None:
         echo("comparison report skipped: this installation has no analysis.comparisons.report")
@@ -178,6 +181,7 @@ def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print) -> l
             names=[cell.variant.name for cell in cells],
             base=0,
             title=title,
+            **charts,
         )
         written.extend(Path(path) for path in paths)
     return written
