@@ -132,3 +132,35 @@ def test_writing_a_report_says_which_step_it_is_at(tmp_path):
     write_report(tmp_path / "run", status=steps.append, formats="png")
     assert [step.split()[0] for step in steps] == ["reading", "drawing"]
     assert "2,000 records" in steps[0]
+
+
+def test_an_interruption_counts_what_the_run_counts():
+    from simulate.engine import RunInterrupted
+
+    midway = RunInterrupted(500, 2000, "D", unit="match")
+    assert "after 500 of 2,000 matches" in str(midway) and not midway.complete
+    assert "finished matches are in D" in str(midway)
+    ended = RunInterrupted(2000, 2000, "D", unit="game")
+    assert ended.complete and "all 2,000 games are done" in str(ended)
+    assert "after" not in str(ended)
+
+
+@pytest.mark.slow
+def test_the_package_builds_without_deprecation_warnings(tmp_path):
+    """The install's build (setuptools, in pip's isolated build environment) warns of
+    nothing: ``project.license`` is an SPDX string, not a table."""
+    import os
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+    )
+    assert done.returncode == 0, done.stderr
+    output = done.stdout + done.stderr
+    assert "deprecat" not in output.lower(), output
