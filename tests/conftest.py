@@ -27,6 +27,8 @@ SLOW_MODULES = {
     "test_beggar_differential",  # the same for Beggar-My-Neighbour, thousands of deals
     "test_shedding_properties",  # hypothesis: 250 random configurations
     "test_golden_records",  # every game, preset and strategy against committed records
+    "test_report_wording",  # whole reports of many small runs, read for their words
+    "test_bench",  # whole benchmark runs in subprocesses
 }
 """Test modules that are slow as a whole; ``make test-fast`` leaves them out."""
 
@@ -34,11 +36,14 @@ SLOW_MODULES = {
 def pytest_collection_modifyitems(config, items):
     """Mark ``slow`` (left out by ``make test-fast``, run by ``make test``) every test of a
     :data:`SLOW_MODULES` module, and every test that runs ``cardsim`` or Python in a
-    subprocess (it uses the ``cardsim_exe`` fixture, or its name says ``script``)."""
+    subprocess (it uses the ``cardsim_exe`` fixture, or its name says ``script`` or
+    ``never_imports``)."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
-        subprocess_test = "cardsim_exe" in getattr(item, "fixturenames", ()) or "script" in (
-            item.name
+        subprocess_test = (
+            "cardsim_exe" in getattr(item, "fixturenames", ())
+            or "script" in item.name
+            or "never_imports" in item.name  # a fresh interpreter, to see what it imports
         )
         if module in SLOW_MODULES or subprocess_test:
             item.add_marker(pytest.mark.slow)
