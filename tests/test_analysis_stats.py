@@ -8,7 +8,6 @@ import pytest
 from scipy.stats import binomtest
 
 from analysis.statistics.stats import (
-    END_REASONS,
     end_reasons,
     length_summary,
     survival,
@@ -86,16 +85,19 @@ def test_survival_is_share_strictly_longer():
     assert s.tolist() == pytest.approx([0.75, 0.25, 0.0])
 
 
+END_REASONS = ("out", "cycle", "time_limit")  # Beggar-My-Neighbour's
+
+
 def test_end_reasons_lists_every_reason():
     end = pd.Categorical(["out", "out", "cycle", "out"], categories=["out", "cycle"])
-    table = end_reasons(pd.DataFrame({"end": end}))
+    table = end_reasons(pd.DataFrame({"end": end}), END_REASONS)
     assert tuple(table.index) == END_REASONS
     assert table["count"].tolist() == [3, 1, 0]
     assert table["share"].tolist() == pytest.approx([0.75, 0.25, 0.0])
 
 
 def test_end_reasons_keeps_unknown_reasons_last():
-    table = end_reasons(pd.DataFrame({"end": ["out", "resigned"]}))
+    table = end_reasons(pd.DataFrame({"end": ["out", "resigned"]}), END_REASONS)
     assert list(table.index) == [*END_REASONS, "resigned"]
     assert table["count"].sum() == 2
 

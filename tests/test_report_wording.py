@@ -22,7 +22,6 @@ from analysis.rendering.words import (
     fmt_share_pm,
     fmt_signed,
     is_symmetric,
-    rule_text,
 )
 from simulate.cli import app
 
@@ -196,6 +195,8 @@ def test_signed_and_count_formatters():
     assert count_text(1, "match") == "1 match" and count_text(0, "match") == "0 matches"
     assert fmt_quantity(1.0, "card") == "1 card" and fmt_quantity(1.04, "card") == "1 card"
     assert fmt_quantity(1.5, "card") == "1.5 cards" and fmt_quantity(0, "turn") == "0 turns"
+    from analysis.reports.beggar import rule_text
+
     assert rule_text("time_limit", 1) == "time limit 1 card"
     meta = {"game": "beggar-my-neighbour", "players": 2, "rules": {}}
     assert chart_title(meta, 1) == "Beggar-My-Neighbour · 2 players · 1 deal · default rules"

@@ -16,7 +16,6 @@ def default_rules(game: str) -> dict[str, Any]:
     return json.loads(json.dumps(info.base_rules().to_dict())) if info else {}
 
 
-_COURT_ORDER = "JQKA"
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
@@ -29,18 +28,6 @@ def game_name(game: str) -> str:
 def players_adjective(players: int) -> str:
     """``"two-player"``, ``"three-player"``, ... (digits beyond four)."""
     return f"{_NUMBER_WORDS.get(players, str(players))}-player"
-
-
-def rule_text(name: str, value: Any) -> str:
-    """One rule in words, e.g. ``"penalties J1 Q2 K3 A4"`` or ``"time limit 5,000 cards"``."""
-    if name == "penalties" and isinstance(value, dict):
-        known = [c for c in _COURT_ORDER if c in value]
-        order = known + sorted(set(value) - set(known))
-        return "penalties " + " ".join(f"{card}{value[card]}" for card in order)
-    if name == "time_limit":
-        return "no time limit" if value is None else f"time limit {count_text(value, 'card')}"
-    words = name.replace("_", " ")
-    return f"no {words}" if value is None else f"{words} {value}"
 
 
 def knob_text(value: Any) -> str:

@@ -9,6 +9,7 @@ Its spec names :func:`build_beggar_report` (``GameSpec.report_path``); the dispa
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -30,7 +31,6 @@ from analysis.rendering.words import (
     is_default_rule,
     non_default_rules,
     players_adjective,
-    rule_text,
 )
 from analysis.reports.common import (
     BOOTSTRAP_NOTE,
@@ -60,6 +60,22 @@ from simulate.games.beggar.spec import END_MEANINGS as BEGGAR_END_MEANINGS
 MAX_CYCLES_LISTED = 1000
 
 
+_COURT_ORDER = "JQKA"
+
+
+def rule_text(name: str, value: Any) -> str:
+    """One Beggar-My-Neighbour rule in words, e.g. ``"penalties J1 Q2 K3 A4"`` or
+    ``"time limit 5,000 cards"``."""
+    if name == "penalties" and isinstance(value, dict):
+        known = [c for c in _COURT_ORDER if c in value]
+        order = known + sorted(set(value) - set(known))
+        return "penalties " + " ".join(f"{card}{value[card]}" for card in order)
+    if name == "time_limit":
+        return "no time limit" if value is None else f"time limit {count_text(value, 'card')}"
+    words = name.replace("_", " ")
+    return f"no {words}" if value is None else f"{words} {value}"
+
+
 def build_beggar_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, Figure]]:
     """Beggar-My-Neighbour's report: length in cards and tricks, the never-ending deals."""
     meta, players = run.meta, run.players
@@ -85,7 +101,7 @@ def build_beggar_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dic
     summaries = {"cards": length_summary(cards.dist), "tricks": length_summary(tricks.dist)}
     intervals = {"cards": mean_interval(cards.dist), "tricks": mean_interval(tricks.dist)}
     shares = win_share_table(wins.seats)
-    reasons = end_reason_table(ends.counts)
+    reasons = end_reason_table(ends.counts, run.spec.end_reasons)
     title = chart_title(meta, n)
     deal, replayable = _deal_text(meta)
     table = convergence.table()

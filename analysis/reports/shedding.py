@@ -40,7 +40,6 @@ from analysis.reports.scores import OthersByFinish, multiplier_section, score_se
 from analysis.statistics.bootstrap import mean_interval
 from analysis.statistics.convergence import Convergence
 from analysis.statistics.stats import (
-    SHEDDING_END_REASONS,
     end_reason_table,
     first_seat_advantage,
     length_summary,
@@ -142,7 +141,7 @@ def build_shedding_report(run: RunFolder, top: int = 10) -> tuple[list[Block], d
     advantage = first_seat_advantage(first, players)
     lengths = {col: length_summary(dists[col]) for col, _ in units}
     intervals = {col: mean_interval(dists[col]) for col, _ in units}
-    reasons = end_reason_table(ends.counts, SHEDDING_END_REASONS)
+    reasons = end_reason_table(ends.counts, run.spec.end_reasons)
     table = convergence.table()
     matches = read_matches(run) if has_matches(run) else None
 

@@ -11,8 +11,6 @@ import pandas as pd
 from analysis.statistics.distribution import Distribution
 
 #: Every way a game can end, in report order: Beggar-My-Neighbour, the shedding games.
-END_REASONS = ("out", "cycle", "time_limit")
-SHEDDING_END_REASONS = ("out", "stock_out", "blocked", "play_cap", "turn_cap")
 
 
 def wilson_interval(successes, n, confidence: float = 0.95):
@@ -107,13 +105,11 @@ def survival(lengths: Distribution | pd.Series | np.ndarray) -> tuple[np.ndarray
     return dist.survival()
 
 
-def end_reason_table(
-    counts: Mapping[str, int], reasons: tuple[str, ...] = END_REASONS
-) -> pd.DataFrame:
+def end_reason_table(counts: Mapping[str, int], reasons: tuple[str, ...]) -> pd.DataFrame:
     """Count and share of games per end reason, indexed by reason, from ``counts`` (reason →
-    games). Lists every reason in ``reasons`` (default :data:`END_REASONS`; the shedding
-    games' are :data:`SHEDDING_END_REASONS`) at 0 when absent, then any other reason found,
-    in alphabetical order; shares are of all games counted."""
+    games). Lists every reason in ``reasons`` (the game's, ``GameSpec.end_reasons``) at 0
+    when absent, then any other reason found, in alphabetical order; shares are of all
+    games counted."""
     total = sum(counts.values())
     order = [*reasons, *sorted(set(k for k, v in counts.items() if v) - set(reasons))]
     table = pd.DataFrame(
@@ -124,7 +120,7 @@ def end_reason_table(
     return table
 
 
-def end_reasons(games: pd.DataFrame, reasons: tuple[str, ...] = END_REASONS) -> pd.DataFrame:
+def end_reasons(games: pd.DataFrame, reasons: tuple[str, ...]) -> pd.DataFrame:
     """:func:`end_reason_table` of a games table's ``end`` column."""
     return end_reason_table(games["end"].astype(str).value_counts().to_dict(), reasons)
 
