@@ -171,11 +171,6 @@ class RunFolder:
         """The game's spec: its columns, end reasons, length, report."""
         return game_spec(self.meta)
 
-    @property
-    def family(self) -> str:
-        """The game family, as its spec names it."""
-        return self.spec.family
-
     def records(self, kind: str = "games") -> RecordFiles:
         """The record files of ``kind`` (``games`` or ``matches``)."""
         return record_files(self.path, self.meta, kind)

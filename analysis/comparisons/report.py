@@ -108,11 +108,11 @@ def _variants(
         raise ReportError(f"base {base} is not a run index: use 0 to {len(dirs) - 1}")
     runs = [open_run(d) for d in dirs]
     for run in runs:
-        if run.family != runs[base].family:
+        if run.spec is not runs[base].spec:
             raise ReportError(
                 f"{run.path}: {game_name(run.meta['game'])} cannot be compared with "
                 f"{runs[base].path} ({game_name(runs[base].meta['game'])}); compare runs of "
-                "one game family (Beggar-My-Neighbour, or the shedding games)"
+                "one game (its presets may differ)"
             )
     bases: dict[int, int] = {}
     for i, run in enumerate(runs):

@@ -92,7 +92,7 @@ def obstacle(base: RunFolder, variant: RunFolder) -> str | None:
     if base.players != variant.players:
         return f"the player counts differ ({base.players} and {variant.players})"
     pair = (base, variant)
-    if base.family != variant.family:
+    if base.spec is not variant.spec:
         return "the runs are of different games"
     if (base.meta.get("unit") == "match") != (variant.meta.get("unit") == "match"):
         return "one run plays matches, the other single deals"
