@@ -81,19 +81,23 @@ def simulate(
     from analysis.load import Run, load_run
 
     from .engine import play_run
+    from .request import make_request
 
     if report and out is None:
         raise CardsimError("report=True needs out=DIR: the report is written into the run folder")
-    request, games_table, matches_table = play_run(
+    request = make_request(
         game,
         players=players,
         games=games,
         seed=seed,
         threads=threads,
-        out=out,
         rules=rules,
         strategies=strategies,
         rotate_seats=rotate_seats,
+    )
+    games_table, matches_table = play_run(
+        request,
+        out=out,
         progress=progress,
         force=force,
         collect=out is None,  # a run folder is read back as load_run reads it

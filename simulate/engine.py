@@ -212,16 +212,19 @@ def run(
     also holds the matches (one row per match); :func:`play_run` (``simulate.simulate``)
     gives the matches too.
     """
-    request, games_table, _ = play_run(
+    request = make_request(
         game,
         players=players,
         games=games,
         seed=seed,
         threads=threads,
-        out=out,
         rules=rules,
         strategies=strategies,
         rotate_seats=rotate_seats,
+    )
+    games_table, _ = play_run(
+        request,
+        out=out,
         progress=progress,
         force=force,
         skip_space_check=skip_space_check,
@@ -233,35 +236,18 @@ def run(
 
 
 def play_run(
-    game: str,
+    request: Request,
     *,
-    players: int | None = None,
-    games: int = DEFAULT_GAMES,
-    seed: int | None = None,
-    threads: int | None = None,
     out=None,
-    rules=None,
-    strategies=None,
-    rotate_seats: bool = False,
     progress: bool = False,
     force: bool = False,
     skip_space_check: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
     collect: bool = True,
-) -> tuple[Request, pa.Table | None, pa.Table | None]:
-    """:func:`run`'s work: ``(request, games, matches)``, the records as Arrow tables
-    (``matches`` None unless the rules make matches), the run folder written with ``out``.
-    Without ``collect`` the records are only written (both tables are None)."""
-    request = make_request(
-        game,
-        players=players,
-        games=games,
-        seed=seed,
-        threads=threads,
-        rules=rules,
-        strategies=strategies,
-        rotate_seats=rotate_seats,
-    )
+) -> tuple[pa.Table | None, pa.Table | None]:
+    """:func:`run`'s work on a validated ``request``: ``(games, matches)``, the records as
+    Arrow tables (``matches`` None unless the rules make matches), the run folder written
+    with ``out``. Without ``collect`` the records are only written (both tables are None)."""
     writer = None
     if out is not None:
         if not skip_space_check:
@@ -275,10 +261,10 @@ def play_run(
         if writer is not None:
             writer.close()
     if not collect:
-        return request, None, None
+        return None, None
     games_table = pa.concat_tables([chunk.games for chunk in chunks])
     matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
-    return request, games_table, pa.concat_tables(matches) if matches else None
+    return games_table, pa.concat_tables(matches) if matches else None
 
 
 def stream(

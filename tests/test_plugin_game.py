@@ -5,51 +5,29 @@ built-in game (docs/adding-a-game.md walks through it)."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from plugin_helpers import PLUGINS, installed, make_site
 
 import simulate
 from simulate.games import registry
-
-PLUGINS = Path(__file__).parent / "plugins"
-DIST_INFO = "cardsim_highcard-0.1.dist-info"
-METADATA = "Metadata-Version: 2.1\nName: cardsim_highcard\nVersion: 0.1\n"
-ENTRY_POINTS = "[cardsim.games]\nhighcard = cardsim_highcard.spec:GAME_SPEC\n"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """A site folder that holds the toy game's installed metadata (its entry point)."""
-    folder = tmp_path_factory.mktemp("site")
-    info = folder / DIST_INFO
-    info.mkdir()
-    (info / "METADATA").write_text(METADATA)
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return folder
+    return make_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture
 def plugin(site):
     """The toy game installed in this process for one test, then removed again."""
-    added = [str(site), str(PLUGINS)]
-    sys.path[:0] = added
-    importlib.invalidate_caches()
-    registry.specs.cache_clear()
-    try:
+    with installed(site):
         yield
-    finally:
-        for entry in added:
-            sys.path.remove(entry)
-        for name in [name for name in sys.modules if name.split(".")[0] == "cardsim_highcard"]:
-            del sys.modules[name]
-        importlib.invalidate_caches()
-        registry.specs.cache_clear()
 
 
 @pytest.fixture(scope="module")

@@ -340,3 +340,11 @@ def test_charts_of_a_table_without_metadata_and_of_matches(bmn_games, match_run)
     long = written.games[written.games["turns"] > 30]
     assert f"{len(long):,} deals" in charts.length_histogram(long).get_suptitle()
     assert np.isfinite(fig.axes[0].get_ylim()).all()
+
+
+def test_the_api_default_is_the_engine_default():
+    """simulate.api keeps a copy (importing the engine's would load numpy on `import
+    simulate`): the two must agree."""
+    from simulate import api, request
+
+    assert api.DEFAULT_GAMES == request.DEFAULT_GAMES

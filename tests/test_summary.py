@@ -3,15 +3,14 @@ to the same figures computed directly from load_run's DataFrames, for every game
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
+from plugin_helpers import installed, make_site
 from test_analysis_compare import make_run
 
 import simulate
@@ -20,7 +19,6 @@ from analysis.reports import build_report
 from analysis.statistics.bootstrap import mean_interval
 from analysis.statistics.distribution import Distribution
 from analysis.summary import COLUMNS, SUMMARY_FILE, read_summary, summary_along, summary_table
-from simulate.games import registry
 
 Z = 1.959963984540054
 """The normal quantile of a 95% interval."""
@@ -246,31 +244,12 @@ def test_a_new_run_over_the_folder_removes_the_old_summary(tmp_path):
 
 # --- a game from outside cardsim: the generic report's figures ------------------------------
 
-PLUGINS = Path(__file__).parent / "plugins"
-
 
 @pytest.fixture
 def plugin(tmp_path):
     """The toy game of tests/plugins installed in this process for one test."""
-    info = tmp_path / "site" / "cardsim_highcard-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: cardsim_highcard\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[cardsim.games]\nhighcard = cardsim_highcard.spec:GAME_SPEC\n"
-    )
-    added = [str(tmp_path / "site"), str(PLUGINS)]
-    sys.path[:0] = added
-    importlib.invalidate_caches()
-    registry.specs.cache_clear()
-    try:
+    with installed(make_site(tmp_path / "site")):
         yield
-    finally:
-        for entry in added:
-            sys.path.remove(entry)
-        for name in [name for name in sys.modules if name.split(".")[0] == "cardsim_highcard"]:
-            del sys.modules[name]
-        importlib.invalidate_caches()
-        registry.specs.cache_clear()
 
 
 def test_any_game_gets_its_headline_figures(plugin, tmp_path):
