@@ -16,6 +16,8 @@ def kernel_records(columns) -> list[BeggarRecord]:
             cycle_cards=int(columns["cycle_cards"][i]),
             cycle_tricks=int(columns["cycle_tricks"][i]),
             cards_held=tuple(int(x) for x in columns["held"][i]),
+            lead_changes=int(columns["lead_changes"][i]),
+            winner_behind=int(columns["winner_behind"][i]),
         )
         for i in range(len(columns["cards"]))
     ]

@@ -20,6 +20,8 @@ def _empty_outputs(count: int, players: int) -> Outputs:
         cycle_cards=np.zeros(count, np.int32),
         cycle_tricks=np.zeros(count, np.int32),
         held=np.zeros((count, players), np.int8),
+        lead_changes=np.zeros(count, np.int32),
+        winner_behind=np.zeros(count, np.int32),
     )
 
 
@@ -27,7 +29,8 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
     """Deal and play games ``first_game .. first_game+count-1`` of the run with this seed.
 
     Returns raw columns: ``cards``, ``tricks``, ``cycle_cards``, ``cycle_tricks`` int32[count],
-    ``winner``, ``end`` (codes into ``END_NAMES``) int8[count], ``held`` int8[count, players].
+    ``lead_changes``, ``winner_behind`` int32[count], ``winner``, ``end`` (codes into
+    ``END_NAMES``) int8[count], ``held`` int8[count, players].
     """
     key0, key1 = seed_key(seed)
     out = _empty_outputs(count, players)

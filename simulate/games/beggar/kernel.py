@@ -49,9 +49,14 @@ ST_RANKS = ST_MASK + MAX_PLAYERS
 ST_NCOURT = ST_RANKS + MAX_PLAYERS
 STATE_SIZE = ST_NCOURT + MAX_PLAYERS
 
-# Scratch rows of one worker: the game, the deal, Brent's tortoise, and a spare.
-ROW_GAME, ROW_DEAL, ROW_TORTOISE, ROW_SPARE = 0, 1, 2, 3
-SCRATCH_ROWS = 4
+# Scratch rows of one worker: the game, the deal, Brent's tortoise, a spare, the marks.
+ROW_GAME, ROW_DEAL, ROW_TORTOISE, ROW_SPARE, ROW_MARKS = 0, 1, 2, 3, 4
+SCRATCH_ROWS = 5
+
+# The tension marks (row ``ROW_MARKS``): the leader (-1 before the first), how many leaders
+# there have been (the first included: the lead changes are one fewer), and each seat's most
+# cards behind the seat holding the most, over the marks so far.
+MK_LEADER, MK_LEADERS, MK_BEHIND = 0, 1, 2
 
 TRICK_DONE, GAME_OVER, TIME_UP = 0, 1, 2
 NO_LIMIT = np.int64(2**62)
@@ -98,6 +103,12 @@ class Outputs(NamedTuple):
     """int32[G]: tricks in one turn of the loop (a cycle; else 0)."""
     held: np.ndarray
     """int8[G, n]: cards in each seat's hand at the end (the pile excluded)."""
+    lead_changes: np.ndarray
+    """int32[G]: times the lead passed to another seat (marks after every trick and at the
+    end, up to the first repeated state for a cycle)."""
+    winner_behind: np.ndarray
+    """int32[G]: the most cards the winner trailed the seat holding the most by, at a mark;
+    -1 when there is no winner."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -452,6 +463,41 @@ def play_trick(state, n, rules, budget):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _reset_marks(marks, n):
+    marks[MK_LEADER] = -1
+    marks[MK_LEADERS] = 0
+    for seat in range(n):
+        marks[MK_BEHIND + seat] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _mark(state, n, marks):
+    """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
+    strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
+    most = -1
+    leader = -1
+    for seat in range(n):
+        held = state[ST_LEN + seat]
+        if held > most:
+            most = held
+            leader = seat
+        elif held == most:
+            leader = -1
+    if leader >= 0 and leader != marks[MK_LEADER]:
+        marks[MK_LEADER] = leader
+        marks[MK_LEADERS] += 1
+    for seat in range(n):
+        marks[MK_BEHIND + seat] = max(marks[MK_BEHIND + seat], most - state[ST_LEN + seat])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _tension(marks, winner):
+    """``(lead_changes, winner_behind)`` from the marks."""
+    behind = marks[MK_BEHIND + winner] if winner >= 0 else -1
+    return max(marks[MK_LEADERS] - 1, 0), behind
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def same_state(a, b, n):
     """Whether two game states are equal: leader and every hand (plain cards alike)."""
     if a[ST_LEADER] != b[ST_LEADER]:
@@ -471,20 +517,25 @@ def _first_repeat(scratch, n, rules, cycle_tricks):
     """Replay the deal to find where a loop of ``cycle_tricks`` tricks starts.
 
     Returns ``(tricks, cards, cycle_cards)`` at the first trick whose state equals an earlier
-    one; ``scratch[ROW_SPARE]`` is then that state.
+    one; ``scratch[ROW_SPARE]`` is then that state, and ``scratch[ROW_MARKS]`` the tension
+    marks of the tricks up to it.
     """
     early = scratch[ROW_TORTOISE]
     late = scratch[ROW_SPARE]
+    marks = scratch[ROW_MARKS]
+    _reset_marks(marks, n)
     copy_state(early, scratch[ROW_DEAL])
     copy_state(late, scratch[ROW_DEAL])
     late_cards = 0
     for _ in range(cycle_tricks):
         late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+        _mark(late, n, marks)
     start = 0
     early_cards = 0
     while not same_state(early, late, n):
         early_cards += play_trick(early, n, rules, NO_LIMIT)[1]
         late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+        _mark(late, n, marks)
         start += 1
     return start + cycle_tricks, late_cards, late_cards - early_cards
 
@@ -542,7 +593,8 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
     The fast path of :func:`play_game`: both hands and Brent's tortoise stay in local
     values from trick to trick, ``x`` always being the seat that leads. The game's state is
     read from ``game`` (not written: it may be the deal itself) and Brent's tortoise from
-    ``brent``; ``cards``, ``tricks``, ``power`` and ``lam`` carry on from the caller.
+    ``brent``; ``cards``, ``tricks``, ``power`` and ``lam`` carry on from the caller,
+    and the tension marks from ``scratch[ROW_MARKS]`` (then kept in local values).
     Returns the record tuple.
     """
     sx = game[ST_LEADER]
@@ -565,6 +617,10 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
     else:
         lead = -1
     tortoise[0] = lead
+    # The tension marks: leader, leaders so far, and x's and y's most cards behind.
+    marks = scratch[ROW_MARKS]
+    leader, leaders = marks[MK_LEADER], marks[MK_LEADERS]
+    bx, by = marks[MK_BEHIND + sx], marks[MK_BEHIND + sy]
     owed_by_kind = _pack_penalties(rules)
     while True:
         played, swapped, lx, mx, rx, ly, my, ry = _two_seat_trick(
@@ -572,13 +628,21 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
         )
         if swapped:
             sx, sy = sy, sx
+            bx, by = by, bx
         cards += played
         tricks += 1
+        # Mark: every other seat holds no cards, so the one of x and y with more leads.
+        d = lx - ly
+        bx = max(bx, -d)
+        by = max(by, d)
+        new_leader = sx if d > 0 else (sy if d < 0 else leader)
+        leaders += new_leader != leader
+        leader = new_leader
         if ly == 0:
             for seat in range(n):
                 held[seat] = 0
             held[sx] = lx
-            return END_OUT, sx, cards, tricks, 0, 0
+            return END_OUT, sx, cards, tricks, 0, 0, max(leaders - 1, 0), bx
         lam += 1
         if (
             mx == tortoise[2]
@@ -591,7 +655,8 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
         ):
             repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
             _hold(scratch[ROW_SPARE], n, held)
-            return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
+            changes, behind = _tension(marks, -1)
+            return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam, changes, behind
         if lam == power:
             tortoise[0], tortoise[1], tortoise[2], tortoise[3] = sx, lx, mx, rx
             tortoise[4], tortoise[5], tortoise[6] = ly, my, ry
@@ -604,11 +669,14 @@ def play_game(scratch, n, rules, held):
     """Play the deal in ``scratch[ROW_DEAL]`` to its end.
 
     ``scratch`` is int64[SCRATCH_ROWS, STATE_SIZE]; ``held`` (int8[n]) receives each seat's
-    cards at the end. Returns ``(end, winner, cards, tricks, cycle_cards, cycle_tricks)``.
+    cards at the end. Returns ``(end, winner, cards, tricks, cycle_cards, cycle_tricks,
+    lead_changes, winner_behind)``.
     """
     game = scratch[ROW_GAME]
     tortoise = scratch[ROW_TORTOISE]
     boundary = scratch[ROW_SPARE]
+    marks = scratch[ROW_MARKS]
+    _reset_marks(marks, n)
     limit = rules[R_TIME_LIMIT]
     if limit == 0 and _holders(scratch[ROW_DEAL], n) == 2:
         # The common case, two players: straight to the fast path, with nothing copied.
@@ -631,6 +699,7 @@ def play_game(scratch, n, rules, held):
         status, played, seat = play_trick(game, n, rules, budget)
         cards += played
         time_up = status == TIME_UP
+        _mark(game, n, marks)  # after the trick, or at the time limit within it
         if time_up:
             winner = _time_up(game, n, held)
             copy_state(game, boundary)
@@ -638,12 +707,14 @@ def play_game(scratch, n, rules, held):
             tricks += 1
             if status == GAME_OVER:
                 _hold(game, n, held)
-                return END_OUT, seat, cards, tricks, 0, 0
+                changes, behind = _tension(marks, seat)
+                return END_OUT, seat, cards, tricks, 0, 0, changes, behind
             lam += 1
             if same_state(game, tortoise, n):
                 repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
                 _hold(scratch[ROW_SPARE], n, held)
-                return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
+                changes, behind = _tension(marks, -1)
+                return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam, changes, behind
             if lam == power:
                 copy_state(tortoise, game)
                 power *= 2
@@ -652,6 +723,8 @@ def play_game(scratch, n, rules, held):
                 time_up = True
                 winner = _time_up(game, n, held)
         if time_up:
+            # The marks end here (a replay finding a loop redoes them up to its start).
+            changes, behind = _tension(marks, winner)
             # The state may have repeated before the limit without Brent's method noticing
             # yet: it notices within 3x the tricks of the first repeat, so play on that far.
             lam = _continue_brent(scratch, n, rules, power, lam, tricks, 3 * tricks + 2)
@@ -659,8 +732,18 @@ def play_game(scratch, n, rules, held):
                 repeat_tricks, repeat_cards, cycle_cards = _first_repeat(scratch, n, rules, lam)
                 if repeat_tricks <= tricks:
                     _hold(scratch[ROW_SPARE], n, held)
-                    return END_CYCLE, -1, repeat_cards, repeat_tricks, cycle_cards, lam
-            return END_TIME_LIMIT, winner, cards, tricks, 0, 0
+                    cycle_changes, cycle_behind = _tension(marks, -1)
+                    return (
+                        END_CYCLE,
+                        -1,
+                        repeat_cards,
+                        repeat_tricks,
+                        cycle_cards,
+                        lam,
+                        cycle_changes,
+                        cycle_behind,
+                    )
+            return END_TIME_LIMIT, winner, cards, tricks, 0, 0, changes, behind
 
 
 @njit(cache=True, _nrt=False)
@@ -690,6 +773,7 @@ def play_random_deals(table, run, out, workers, taken):
     n, rules = table.players, table.rules
     cards, tricks, winner, end = out.cards, out.tricks, out.winner, out.end
     cycle_cards, cycle_tricks, held = out.cycle_cards, out.cycle_tricks, out.held
+    lead_changes, winner_behind = out.lead_changes, out.winner_behind
     count = cards.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
@@ -702,7 +786,8 @@ def play_random_deals(table, run, out, workers, taken):
                 result = _deal_and_play(
                     key0, key1, first_game + i, n, rules, stream, deck, scratch, held, i
                 )
-                end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result
+                end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result[:6]
+                lead_changes[i], winner_behind[i] = result[6], result[7]
             block = fetch_add(taken, 0, 1)
 
 
@@ -724,4 +809,6 @@ def play_given_deals(table, hands, lengths, out):
             out.tricks[i],
             out.cycle_cards[i],
             out.cycle_tricks[i],
+            out.lead_changes[i],
+            out.winner_behind[i],
         ) = result

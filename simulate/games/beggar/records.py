@@ -20,6 +20,11 @@ COLUMNS = {
     ),
     "cycle_cards": ("int32", "cards played in one turn of the loop (cycle deals; else 0)"),
     "cycle_tricks": ("int32", "tricks in one turn of the loop (cycle deals; else 0)"),
+    "lead_changes": (
+        "int32",
+        "times the lead (the one seat holding strictly the most cards) passed to another seat",
+    ),
+    "winner_behind": ("int32", "the most cards the winner trailed the leader by; -1: no winner"),
     "cards_held_<i>": ("int8", "cards in seat i's hand at the end (the pile excluded)"),
 }
 
@@ -37,6 +42,8 @@ def to_table(first_game: int, columns: dict[str, np.ndarray], players: int) -> p
         "end": arrow.dictionary(columns["end"], _END_DICTIONARY),
         "cycle_cards": arrow.numeric(columns["cycle_cards"]),
         "cycle_tricks": arrow.numeric(columns["cycle_tricks"]),
+        "lead_changes": arrow.numeric(columns["lead_changes"]),
+        "winner_behind": arrow.numeric(columns["winner_behind"]),
     }
     for seat in range(players):
         data[f"cards_held_{seat}"] = arrow.numeric(columns["held"][:, seat])

@@ -34,6 +34,12 @@ class BeggarRecord:
     """Tricks in one turn of the loop (cycle games only, else 0)."""
     cards_held: tuple[int, ...]
     """Cards in each seat's hand at the end."""
+    lead_changes: int
+    """Times the lead (the one seat holding strictly the most cards) passed to another seat,
+    marked after every trick and at the end; the first leader is no change."""
+    winner_behind: int
+    """The most cards by which the winner trailed the leader at a mark (most cards held by
+    any seat minus the winner's); -1 when there is no winner."""
 
 
 def play(hands: list[list[int]], rules: BeggarRules | None = None) -> BeggarRecord:
@@ -52,6 +58,11 @@ class _Game:
         self.cards = 0
         self.tricks = 0
         self.all_cards = Counter(kind for hand in hands for kind in hand)
+        # Tension marks: the leader (None before the first), its changes, and each seat's
+        # most cards behind the seat holding the most.
+        self.leader: int | None = None
+        self.lead_changes = 0
+        self.behind = [0] * self.n
 
     def run(self) -> BeggarRecord:
         leader = 0
@@ -62,6 +73,7 @@ class _Game:
             if outcome is not None:
                 return outcome
             leader = self.collector
+            self.mark()
             state = self.state(leader)
             if state in seen:
                 tricks_then, cards_then = seen[state]
@@ -129,6 +141,19 @@ class _Game:
         held = Counter(kind for hand in self.hands for kind in hand)
         assert held == self.all_cards, f"cards not conserved: {held} != {self.all_cards}"
 
+    def mark(self) -> None:
+        """A tension mark (after a trick, and at the end): the one seat holding strictly the
+        most cards leads (no such seat: the lead stays); each seat's deficit is noted."""
+        held = [len(hand) for hand in self.hands]
+        most = max(held)
+        if held.count(most) == 1:
+            leader = held.index(most)
+            if self.leader is not None and leader != self.leader:
+                self.lead_changes += 1
+            self.leader = leader
+        for seat in range(self.n):
+            self.behind[seat] = max(self.behind[seat], most - held[seat])
+
     def time_is_up(self) -> BeggarRecord:
         held = [len(hand) for hand in self.hands]
         most = max(held)
@@ -136,6 +161,7 @@ class _Game:
         return self.record(leaders[0] if len(leaders) == 1 else -1, END_TIME_LIMIT)
 
     def record(self, winner: int, end: str, cycle_cards: int = 0, cycle_tricks: int = 0):
+        self.mark()  # the end is a mark too (for a cycle, the repeated state's, marked already)
         return BeggarRecord(
             cards=self.cards,
             tricks=self.tricks,
@@ -144,4 +170,6 @@ class _Game:
             cycle_cards=cycle_cards,
             cycle_tricks=cycle_tricks,
             cards_held=tuple(len(hand) for hand in self.hands),
+            lead_changes=self.lead_changes,
+            winner_behind=self.behind[winner] if winner >= 0 else -1,
         )

@@ -26,6 +26,21 @@ COLUMNS = (
         "cycle_tricks", "int32", "tricks", "tricks in one turn of the loop (cycles only, else 0)"
     ),
     Column(
+        "lead_changes",
+        "int32",
+        "changes",
+        "times the lead passed to another seat: after every trick and at the end (for a cycle, "
+        "up to the first repeated state), the one seat holding strictly the most cards leads; "
+        "with none, the lead stays; the first leader is no change",
+    ),
+    Column(
+        "winner_behind",
+        "int32",
+        "cards",
+        "the most cards by which the winner trailed at those marks (the most held by a seat "
+        "minus the winner's); 0 when it never trailed, -1 when there is no winner",
+    ),
+    Column(
         "cards_held_<i>", "int8", "cards", "cards in seat i's hand at the end (the pile excluded)"
     ),
 )
