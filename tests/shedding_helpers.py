@@ -30,6 +30,8 @@ def kernel_records(columns) -> list[reference.SheddingRecord]:
             reshuffles=rows["reshuffles"][i],
             finish_rank=rows["finish_rank"][i],
             first_seat=rows["first_seat"][i],
+            lead_changes=rows["lead_changes"][i],
+            winner_behind=rows["winner_behind"][i],
             **{key: tuple(rows[key][i]) for key in seats},
         )
         for i in range(len(rows["winner"]))

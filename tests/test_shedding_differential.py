@@ -211,7 +211,16 @@ def test_kernel_matches_reference(config, fast_reference):
         **{key: (np.int8, (GAMES,)) for key in ("winner", "end", "finish_rank", "first_seat")},
         **{
             key: (np.int32, (GAMES,))
-            for key in ("turns", "plays", "draws", "passes", "wilds", "reshuffles")
+            for key in (
+                "turns",
+                "plays",
+                "draws",
+                "passes",
+                "wilds",
+                "reshuffles",
+                "lead_changes",
+                "winner_behind",
+            )
         },
         "cards_left": (np.int16, (GAMES, players)),
         **{key: (np.int32, (GAMES, players)) for key in ("points", "score")},

@@ -4,10 +4,14 @@ import random
 
 import pytest
 from beggar_helpers import kernel_play, kernel_random
+from shedding_helpers import kernel_records as shedding_records
 
 from simulate.games.beggar import reference
 from simulate.games.beggar.deal import parse_deal
 from simulate.games.beggar.rules import BeggarRules
+from simulate.games.shedding.batch import play_random as shedding_random
+from simulate.games.shedding.reference import play_from
+from simulate.games.shedding.rules import preset
 
 
 def bmn(deal: str, rules: BeggarRules | None = None):
@@ -93,3 +97,42 @@ def test_bmn_winner_ahead_throughout_was_never_behind():
             assert record.winner_behind == 0
             seen += 1
     assert seen > 0
+
+
+# --- shedding games ----------------------------------------------------------------------------
+
+
+def test_shedding_game_traced():
+    # 5C up; seat 0 holds 6C 7C 9C, seat 1 KH. Turn ends: 2-1 (seat 1 leads, seat 0 one
+    # behind), 2-2 after seat 1's draw (a tie: seat 1 still leads), 1-2 (seat 0 leads: one
+    # change), 1-3, and seat 0 goes out with its 9C.
+    record = play_from(preset("crazy-eights"), ["6C 7C 9C", "KH"], "2D 3S 4S", "5C")
+    assert (record.winner, record.end, record.turns) == (0, "out", 5)
+    assert (record.lead_changes, record.winner_behind) == (1, 1)
+
+
+def test_shedding_winner_ahead_at_every_turn_end():
+    # 6C 7C against KH 9D 5D: 1-3, 1-4 after a draw, then out; never behind.
+    record = play_from(preset("crazy-eights"), ["6C 7C", "KH 9D 5D"], "2D 3S", "5C")
+    assert (record.winner, record.turns) == (0, 3)
+    assert (record.lead_changes, record.winner_behind) == (0, 0)
+
+
+def test_shedding_no_winner():
+    # Stopped by the turn cap after turn 1 (1-3: seat 0 leads), with no winner.
+    rules = preset("crazy-eights").with_overrides({"max_turns": 1})
+    record = play_from(rules, ["6C 7C", "KH 9D 5D"], "2D 3S", "5C")
+    assert (record.end, record.winner) == ("turn_cap", -1)
+    assert (record.lead_changes, record.winner_behind) == (0, -1)
+
+
+@pytest.mark.parametrize("name", ["pis-yedili", "crazy-eights"])
+def test_shedding_invariants(name):
+    columns = shedding_random(preset(name), 4, ["random"] * 4, 11, 0, 2_000, None)
+    for record in shedding_records(columns):
+        assert record.lead_changes >= 0
+        if record.winner >= 0:
+            assert record.winner_behind >= 0
+        else:
+            assert record.winner_behind == -1
+        assert record.lead_changes <= record.turns

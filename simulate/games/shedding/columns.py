@@ -2,7 +2,7 @@
 
 The kernels narrow each game's record straight into one narrow, contiguous column per
 field, so that Arrow wraps the columns without copying them: the int8 fields are the rows
-of one int8[4, G] block, the int32 counts the rows of one int32[6, G] block, and the
+of one int8[4, G] block, the int32 counts the rows of one int32[8, G] block, and the
 per-seat fields are [G, n] arrays in Fortran order (``column[:, seat]`` is contiguous).
 """
 
@@ -19,12 +19,14 @@ from .kernel_layout import (
     O_END,
     O_FINISH,
     O_FIRST,
+    O_LEAD_CHANGES,
     O_PASSES,
     O_PLAYS,
     O_RESHUFFLES,
     O_TURNS,
     O_WILDS,
     O_WINNER,
+    O_WINNER_BEHIND,
 )
 
 _FIELD_NAMES = {
@@ -38,6 +40,8 @@ _FIELD_NAMES = {
     O_PASSES: "passes",
     O_WILDS: "wilds",
     O_RESHUFFLES: "reshuffles",
+    O_LEAD_CHANGES: "lead_changes",
+    O_WINNER_BEHIND: "winner_behind",
 }
 BYTE_COLUMNS = tuple(_FIELD_NAMES[field] for field in BYTE_FIELDS)
 """The int8 columns, in the order of the kernels' ``small`` rows."""

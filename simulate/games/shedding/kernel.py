@@ -112,12 +112,14 @@ from .kernel_layout import (
     O_END,
     O_FINISH,
     O_FIRST,
+    O_LEAD_CHANGES,
     O_PASSES,
     O_PLAYS,
     O_RESHUFFLES,
     O_TURNS,
     O_WILDS,
     O_WINNER,
+    O_WINNER_BEHIND,
     OPENING,
     PASS,
     R_BLOCKED_WINNER,
@@ -144,6 +146,7 @@ from .kernel_layout import (
     RANKS_OF,
     REVERSE2_SKIP,
     S_BARRED,
+    S_BEHIND,
     S_DIR,
     S_DRAW_MASK,
     S_DRAWS,
@@ -154,6 +157,8 @@ from .kernel_layout import (
     S_GAME_SIZE,
     S_HELD,
     S_IDLE,
+    S_LEADER,
+    S_LEADERS,
     S_LEN,
     S_N,
     S_ONE_DECK,
@@ -271,7 +276,8 @@ class Outputs(NamedTuple):
     small: np.ndarray
     """int8[4, G]: the ``BYTE_FIELDS`` (winner, end, finish rank, first seat), a row each."""
     counts: np.ndarray
-    """int32[6, G]: the ``COUNT_FIELDS`` (turns, plays, draws, passes, wilds, reshuffles)."""
+    """int32[8, G]: the ``COUNT_FIELDS`` (turns, plays, draws, passes, wilds, reshuffles,
+    lead_changes, winner_behind)."""
     left: np.ndarray
     """int16[G, n]: cards left in each seat's hand."""
     points: np.ndarray
@@ -640,6 +646,26 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw):
 # --- the turns -------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _mark(g, n):
+    """A tension mark (at the end of a turn, and of the game): the one seat holding strictly
+    the fewest cards leads (none: the lead stays); each seat's deficit is noted."""
+    fewest = np.int64(1) << 40
+    leader = -1
+    for seat in range(n):
+        held = g[S_LEN + seat]
+        if held < fewest:
+            fewest = held
+            leader = seat
+        elif held == fewest:
+            leader = -1
+    if leader >= 0 and leader + 1 != g[S_LEADER]:
+        g[S_LEADER] = leader + 1
+        g[S_LEADERS] += 1
+    for seat in range(n):
+        g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_LEN + seat] - fewest)
+
+
 @njit(cache=True, _nrt=False)
 def _play(g, stream, seat, user):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
@@ -849,6 +875,7 @@ def _play(g, stream, seat, user):
             drawn = 0
         if g[S_END] >= 0:
             return
+        _mark(g, n)
         if g[S_BARRED + seat] > 0:
             g[S_BARRED + seat] -= 1
         step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
@@ -969,6 +996,9 @@ def _record(g, stats, seats, row):
     stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
     stats[row, O_FINISH] = g[S_FINISH]
     stats[row, O_FIRST] = g[S_FIRST]
+    _mark(g, n)  # the game's end
+    stats[row, O_LEAD_CHANGES] = max(g[S_LEADERS] - 1, 0)
+    stats[row, O_WINNER_BEHIND] = g[S_BEHIND + g[S_WINNER]] if g[S_WINNER] >= 0 else -1
     winner = g[S_WINNER]
     scoring = g[G_RULES + R_SCORING]
     sign = -1 if scoring == SCORE_MINUS else 1
@@ -1017,7 +1047,7 @@ def play_game(
 @njit(cache=True, inline="always", _nrt=False)
 def _narrow(stats, seats, small, counts, left, points, score, row):
     """Copy the record in ``stats[0]``, ``seats[0]`` into row ``row`` of the typed columns:
-    ``small`` int8[4, G] (``BYTE_FIELDS``), ``counts`` int32[6, G] (``COUNT_FIELDS``),
+    ``small`` int8[4, G] (``BYTE_FIELDS``), ``counts`` int32[8, G] (``COUNT_FIELDS``),
     ``left`` int16[G, n], ``points``, ``score`` int32[G, n]."""
     for k in range(BYTE_FIELDS.shape[0]):
         small[k, row] = stats[0, BYTE_FIELDS[k]]

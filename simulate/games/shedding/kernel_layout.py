@@ -107,7 +107,12 @@ S_END = 16
 S_WINNER = 17
 S_FINISH = 18
 S_FIRST = 19  # the seat that takes the first turn
-S_BARRED = 20
+# Tension marks: the leader plus one (0 before the first), how many leaders there have been
+# (the first included), and each seat's most cards behind the seat holding the fewest.
+S_LEADER = 20
+S_LEADERS = 21
+S_BEHIND = 22
+S_BARRED = S_BEHIND + MAX_PLAYERS
 S_GAME_SIZE = S_BARRED + MAX_PLAYERS
 S_HELD = S_GAME_SIZE
 S_LEN = S_HELD + MAX_PLAYERS
@@ -139,13 +144,27 @@ G_VIEW = G_WEIGHTS + MAX_PLAYERS * FEATURES
 G_SIZE = G_VIEW + VIEW_SIZE + MAX_PLAYERS
 
 # Output columns of ``stats``.
-(O_WINNER, O_END, O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_FINISH, O_FIRST) = (
-    range(10)
-)
-STATS = 10
+(
+    O_WINNER,
+    O_END,
+    O_TURNS,
+    O_PLAYS,
+    O_DRAWS,
+    O_PASSES,
+    O_WILDS,
+    O_RESHUFFLES,
+    O_FINISH,
+    O_FIRST,
+    O_LEAD_CHANGES,
+    O_WINNER_BEHIND,
+) = range(12)
+STATS = 12
 BYTE_FIELDS = np.array([O_WINNER, O_END, O_FINISH, O_FIRST], np.int64)
 """The ``O_*`` fields kept as int8 columns (rows of the kernels' ``small`` output)."""
-COUNT_FIELDS = np.array([O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES], np.int64)
+COUNT_FIELDS = np.array(
+    [O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_LEAD_CHANGES, O_WINNER_BEHIND],
+    np.int64,
+)
 """The ``O_*`` fields kept as int32 columns (rows of the kernels' ``counts`` output)."""
 
 SUIT_BITS = (1 << 13) - 1

@@ -29,6 +29,11 @@ COLUMNS = {
         "int8",
         "seat that took the first turn (drawn when first_seat=random; deal k of a match: k mod n)",
     ),
+    "lead_changes": (
+        "int32",
+        "times the lead (the one seat holding strictly the fewest cards) passed to another seat",
+    ),
+    "winner_behind": ("int32", "the most cards the winner trailed the leader by; -1: no winner"),
     "cards_left_<i>": ("int16", "cards in seat i's hand at the end"),
     "points_<i>": ("int32", "penalty points in seat i's hand at the end (card_points)"),
     "score_<i>": ("int32", "seat i's score for the game (scoring, finishing multiplier)"),
@@ -62,7 +67,7 @@ def to_table(
 
     ``columns``: ``winner``, ``end`` (codes into END_REASONS), ``finish_rank`` (rank index,
     -1 for none), ``first_seat`` int[count]; ``turns``, ``plays``, ``draws``, ``passes``,
-    ``wilds``, ``reshuffles`` int[count]; ``cards_left``, ``points``, ``score``
+    ``wilds``, ``reshuffles``, ``lead_changes``, ``winner_behind`` int[count]; ``cards_left``, ``points``, ``score``
     int[count, players]; in match play also ``match`` and ``deal`` int[count] (they come
     last). ``game`` numbers the rows from ``first_game``. ``every_strategy``: the names the
     strategy columns' dictionaries hold (default: ``strategies``); chunks with other seatings
@@ -79,6 +84,8 @@ def to_table(
         data[name] = arrow.numeric(np.asarray(columns[name], np.int32))
     data["finish_rank"] = arrow.dictionary(finish, _RANK_DICTIONARY, valid=finish >= 0)
     data["first_seat"] = arrow.numeric(np.asarray(columns["first_seat"], np.int8))
+    for name in ("lead_changes", "winner_behind"):
+        data[name] = arrow.numeric(np.asarray(columns[name], np.int32))
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
             # Contiguous when the columns come from the kernel (Fortran order): no copy.
@@ -128,7 +135,16 @@ def reference_columns(records) -> dict[str, np.ndarray]:
         "first_seat": np.array([r.first_seat for r in records], np.int8),
         **{
             name: np.array([getattr(r, name) for r in records], np.int32)
-            for name in ("turns", "plays", "draws", "passes", "wilds", "reshuffles")
+            for name in (
+                "turns",
+                "plays",
+                "draws",
+                "passes",
+                "wilds",
+                "reshuffles",
+                "lead_changes",
+                "winner_behind",
+            )
         },
         **{
             name: np.array([getattr(r, name) for r in records], np.int32)

@@ -74,6 +74,13 @@ class SheddingRecord:
     """Penalty points in each hand (``rules.points``), no multiplier."""
     score: tuple[int, ...]
     """Each seat's score for the game (``scoring``, finishing multiplier included)."""
+    lead_changes: int
+    """Times the lead (the one seat holding strictly the fewest cards) passed to another
+    seat, marked at the end of every turn and at the game's end; the first leader is no
+    change."""
+    winner_behind: int
+    """The most cards by which the winner trailed at a mark (its cards minus the fewest
+    any seat held); -1 when there is no winner."""
 
 
 # --- dealing -------------------------------------------------------------------------------
@@ -291,6 +298,11 @@ class Game:
         self.barred = [0] * self.n
         self.idle_passes = 0  # passes in a row made while nothing could be drawn
         self.turns = self.plays = self.draws = self.passes = self.wilds = self.reshuffles = 0
+        # Tension marks: the leader (None before the first), its changes, and each seat's
+        # most cards behind the seat holding the fewest.
+        self.leader: int | None = None
+        self.lead_changes = 0
+        self.behind = [0] * self.n
 
     # --- running -------------------------------------------------------------------------
 
@@ -305,6 +317,7 @@ class Game:
                 if self.turns >= self.rules.max_turns:  # Fine point: checked before a turn
                     raise GameOver("turn_cap")
                 seat = self.take_turn(seat)
+                self.mark()  # the end of a turn, passes and draws included
         except GameOver as over:
             self.note(f"game over: {over.end}, winner {_seat_text(over.winner)}")
             return self.record(over)
@@ -671,7 +684,21 @@ class Game:
     def hand_points(self, seat: int) -> int:
         return sum(self.rules.points(rank_of(card)) for card in self.hands[seat])
 
+    def mark(self) -> None:
+        """A tension mark (after a turn, and at the end): the one seat holding strictly the
+        fewest cards leads (no such seat: the lead stays); each seat's deficit is noted."""
+        held = [len(hand) for hand in self.hands]
+        fewest = min(held)
+        if held.count(fewest) == 1:
+            leader = held.index(fewest)
+            if self.leader is not None and leader != self.leader:
+                self.lead_changes += 1
+            self.leader = leader
+        for seat in range(self.n):
+            self.behind[seat] = max(self.behind[seat], held[seat] - fewest)
+
     def record(self, over: GameOver) -> SheddingRecord:
+        self.mark()  # the game's end (after a whole turn: the same as that turn's mark)
         self.check_cards()
         assert self.turns <= self.rules.max_turns
         if over.end == "out":
@@ -691,6 +718,8 @@ class Game:
             cards_left=tuple(len(hand) for hand in self.hands),
             points=points,
             score=self.scores(over, points),
+            lead_changes=self.lead_changes,
+            winner_behind=self.behind[over.winner] if over.winner >= 0 else -1,
         )
 
     def scores(self, over: GameOver, points: tuple[int, ...]) -> tuple[int, ...]:

@@ -57,6 +57,21 @@ COLUMNS = (
         "seat",
         "seat that took the first turn (first_seat=random draws it; deal k of a match: k mod n)",
     ),
+    Column(
+        "lead_changes",
+        "int32",
+        "changes",
+        "times the lead passed to another seat: at the end of every turn and of the game, the "
+        "one seat holding strictly the fewest cards leads; with none, the lead stays; the first "
+        "leader is no change",
+    ),
+    Column(
+        "winner_behind",
+        "int32",
+        "cards",
+        "the most cards by which the winner trailed at those marks (its cards minus the fewest "
+        "any seat held); 0 when it never trailed, -1 when there is no winner",
+    ),
     Column("cards_left_<i>", "int16", "cards", "cards in seat i's hand at the end"),
     Column(
         "points_<i>", "int32", "points", "penalty points in seat i's hand at the end (card_points)"
