@@ -27,7 +27,17 @@ from simulate.rng import MAX_SEED
 
 GAME = "beggar-my-neighbour"
 END_VALUES = {"out", "cycle", "time_limit"}
-BASE_COLUMNS = ["game", "cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks"]
+BASE_COLUMNS = [
+    "game",
+    "cards",
+    "tricks",
+    "winner",
+    "end",
+    "cycle_cards",
+    "cycle_tricks",
+    "lead_changes",
+    "winner_behind",
+]
 
 
 def held_columns(players: int) -> list[str]:
