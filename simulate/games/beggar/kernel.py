@@ -474,18 +474,20 @@ def _reset_marks(marks, n):
 def _mark(state, n, marks):
     """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
     strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
+    # Without branches: after a trick the most cards move unpredictably.
     most = -1
-    leader = -1
+    first = 0  # the first seat holding the most
+    ties = 0
     for seat in range(n):
         held = state[ST_LEN + seat]
-        if held > most:
-            most = held
-            leader = seat
-        elif held == most:
-            leader = -1
-    if leader >= 0 and leader != marks[MK_LEADER]:
-        marks[MK_LEADER] = leader
-        marks[MK_LEADERS] += 1
+        more = held > most
+        ties = 1 if more else ties + (held == most)
+        first = seat if more else first
+        most = max(most, held)
+    leader = marks[MK_LEADER]
+    new_leader = first if ties == 1 else leader
+    marks[MK_LEADERS] += new_leader != leader
+    marks[MK_LEADER] = new_leader
     for seat in range(n):
         marks[MK_BEHIND + seat] = max(marks[MK_BEHIND + seat], most - state[ST_LEN + seat])
 
@@ -617,10 +619,7 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
     else:
         lead = -1
     tortoise[0] = lead
-    # The tension marks: leader, leaders so far, and x's and y's most cards behind.
     marks = scratch[ROW_MARKS]
-    leader, leaders = marks[MK_LEADER], marks[MK_LEADERS]
-    bx, by = marks[MK_BEHIND + sx], marks[MK_BEHIND + sy]
     owed_by_kind = _pack_penalties(rules)
     while True:
         played, swapped, lx, mx, rx, ly, my, ry = _two_seat_trick(
@@ -628,21 +627,25 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
         )
         if swapped:
             sx, sy = sy, sx
-            bx, by = by, bx
         cards += played
         tricks += 1
-        # Mark: every other seat holds no cards, so the one of x and y with more leads.
-        d = lx - ly
-        bx = max(bx, -d)
-        by = max(by, d)
-        new_leader = sx if d > 0 else (sy if d < 0 else leader)
-        leaders += new_leader != leader
-        leader = new_leader
+        # The mark. x, who took the pile, gained cards since the last mark and y lost some,
+        # so only x can take the lead and only y can trail by more than before. A third of
+        # the tricks change the marks, unpredictably: no branches, and the marks stay in
+        # memory, off the registers and the dependency chain of the play.
+        ahead = lx - ly
+        leader = marks[MK_LEADER]
+        new_leader = sx if ahead > 0 else leader
+        marks[MK_LEADERS] += new_leader != leader
+        marks[MK_LEADER] = new_leader
+        at = np.uint64(MK_BEHIND + sy)  # unsigned: no check for a negative index
+        marks[at] = max(marks[at], ahead)
         if ly == 0:
             for seat in range(n):
                 held[seat] = 0
             held[sx] = lx
-            return END_OUT, sx, cards, tricks, 0, 0, max(leaders - 1, 0), bx
+            changes, behind = _tension(marks, sx)
+            return END_OUT, sx, cards, tricks, 0, 0, changes, behind
         lam += 1
         if (
             mx == tortoise[2]

@@ -650,18 +650,20 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw):
 def _mark(g, n):
     """A tension mark (at the end of a turn, and of the game): the one seat holding strictly
     the fewest cards leads (none: the lead stays); each seat's deficit is noted."""
+    # Without branches: at a turn's end the fewest cards move unpredictably.
     fewest = np.int64(1) << 40
-    leader = -1
+    first = 0  # the first seat holding the fewest, plus one
+    ties = 0
     for seat in range(n):
         held = g[S_LEN + seat]
-        if held < fewest:
-            fewest = held
-            leader = seat
-        elif held == fewest:
-            leader = -1
-    if leader >= 0 and leader + 1 != g[S_LEADER]:
-        g[S_LEADER] = leader + 1
-        g[S_LEADERS] += 1
+        fewer = held < fewest
+        ties = 1 if fewer else ties + (held == fewest)
+        first = seat + 1 if fewer else first
+        fewest = min(fewest, held)
+    leader = g[S_LEADER]
+    new_leader = first if ties == 1 else leader
+    g[S_LEADERS] += new_leader != leader
+    g[S_LEADER] = new_leader
     for seat in range(n):
         g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_LEN + seat] - fewest)
 
