@@ -7,6 +7,8 @@ that names none gets the generic one. Inside:
 
 - :mod:`~analysis.reports.common`: the sections every report shares (run details, length,
   win share and end-reason tables, convergence);
+- :mod:`~analysis.reports.balance`: the "Balance" section every report has, after the run
+  details (the measures of :mod:`analysis.balance`, skill from the folder's skill games);
 - :mod:`~analysis.reports.generic`: the report built from a game's spec alone;
 - :mod:`~analysis.reports.beggar`: Beggar-My-Neighbour's (cycles, deals to replay);
 - :mod:`~analysis.reports.shedding`: the shedding games' (Pis Yedili, Crazy Eights...),
@@ -21,8 +23,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from analysis.balance import BALANCE_FILE, balance_csv
 from analysis.load import RunFolder, open_run
-from analysis.rendering.document import Block
+from analysis.rendering.document import Block, Heading
 from analysis.rendering.output import chart_dpi, chart_formats, write_document
 from analysis.rendering.words import game_name
 from analysis.summary import SUMMARY_FILE, summary_along, summary_csv
@@ -46,7 +49,8 @@ def write_report(
     ``dpi`` (default 200) and in each of ``formats`` (default ``"png,svg,pdf"``), both
     checked before anything is read or written
     (:func:`analysis.rendering.output.write_document`). ``summary.csv`` beside them holds
-    the headline figures as plain numbers (:mod:`analysis.summary`). The games are read in
+    the headline figures as plain numbers (:mod:`analysis.summary`), and ``balance.csv``
+    the balance measures (:mod:`analysis.balance`). The games are read in
     batches of the columns the report needs, so memory stays bounded whatever the run's
     size. Every file is written under a temporary name and renamed into place. Returns
     ``(html_path, markdown_path)``. Raises :class:`ReportError` when the folder cannot be
@@ -57,14 +61,14 @@ def write_report(
     run = open_run(run_dir)
     summary = summary_along(run)  # counted in the builder's pass over the records
     status(f"reading {run.rows:,} records and computing the figures")
-    blocks, figures = build_report(run, top)
+    blocks, figures, balance = _build(run, top)
     status(f"drawing {len(figures)} charts and writing the files")
     return write_document(
         run.path,
         blocks,
         figures,
         f"{game_name(run.meta['game'])} report",
-        {SUMMARY_FILE: summary_csv(summary())},
+        {SUMMARY_FILE: summary_csv(summary()), BALANCE_FILE: balance_csv(balance)},
         dpi=dpi,
         formats=formats,
     )
@@ -74,10 +78,34 @@ def build_report(run: RunFolder, top: int = 10) -> tuple[list[Block], dict[str, 
     """The report's blocks and its charts (chart name → Figure), from one pass over the
     games: the builder the game's spec names (Beggar-My-Neighbour's,
     :func:`analysis.reports.beggar.build_beggar_report`; a shedding game's,
-    :func:`analysis.reports.shedding.build_shedding_report`), or the generic one."""
+    :func:`analysis.reports.shedding.build_shedding_report`), or the generic one, with the
+    "Balance" section every report has (:mod:`analysis.reports.balance`) after the run's
+    details."""
+    blocks, figures, _ = _build(run, top)
+    return blocks, figures
+
+
+def _build(run: RunFolder, top: int):
+    """The blocks, the charts and the balance measures' table of ``run``'s report."""
+    from analysis.reports.balance import balance_along, balance_section
+
+    balance = balance_along(run)  # counted in the builder's pass over the records
     path = run.spec.report_path
     if path is None:
         from analysis.reports.generic import build_generic_report
 
-        return build_generic_report(run, top)
-    return load(path)(run, top)
+        blocks, figures = build_generic_report(run, top)
+    else:
+        blocks, figures = load(path)(run, top)
+    found = balance()
+    return _after_details(blocks, balance_section(found)), figures, found.table
+
+
+def _after_details(blocks: list[Block], section: list[Block]) -> list[Block]:
+    """``blocks`` with ``section`` before the heading that follows "Run details" (at the
+    end when there is none)."""
+    headings = [i for i, block in enumerate(blocks) if isinstance(block, Heading)]
+    details = [i for i in headings if blocks[i].text == "Run details"]
+    after = [i for i in headings if details and i > details[0]]
+    at = after[0] if after else len(blocks)
+    return [*blocks[:at], *section, *blocks[at:]]

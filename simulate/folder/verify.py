@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import CardsimError
+from ..skill import SKILL_FOLDER
 from . import manifest as mf
 from .writer import FORMAT, META_FILE, RunWriter, crashed, lock_run, progress_text, read_meta
 
@@ -72,6 +73,11 @@ def verify_run(
             verdict.notes.append(
                 f"the run crashed after {progress_text(folder, meta)}; complete it with: "
                 f"cardsim simulate {meta.get('game')} --out {folder} --resume"
+            )
+        if (folder / SKILL_FOLDER / META_FILE).is_file():
+            verdict.notes.append(
+                f"{folder / SKILL_FOLDER} holds the run's skill games, a run folder of its own: "
+                f"check it with cardsim verify {folder / SKILL_FOLDER}"
             )
         request = _request(meta, verdict, threads)
         wrong = _check(folder, meta, request, replay, verdict)

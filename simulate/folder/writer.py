@@ -42,7 +42,7 @@ META_FILE = "run.json"
 PARTIAL_SUFFIX = ".partial"
 FORMAT = 2
 """``run.json``'s ``format``: 2 for a folder of chunks under a manifest (absent before)."""
-REPORT_FILES = ("report.html", "report.md", "charts", "summary.csv")
+REPORT_FILES = ("report.html", "report.md", "charts", "summary.csv", "balance.csv")
 """What a report adds to a run folder: derived, outside the manifest, rebuilt by
 ``cardsim report``; removed when a run is overwritten."""
 RUN_FILES = (

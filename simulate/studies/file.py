@@ -12,6 +12,7 @@ allowed. The format (README, "Studies")::
     seed = 7                     # every cell's seed: common random numbers
     rules = { }                  # optional: overrides for every variant
     strategies = ["random"]      # optional: every variant's seats (shedding games)
+    skill = "hold-wilds"         # optional: also play each cell's skill games (its /skill)
 
     [[variant]]                  # two or more; the first is the base of the comparison
     name = "adding"              # letters, digits, '-', '_' and '.'; unique
@@ -35,9 +36,20 @@ from pathlib import Path
 
 from ..errors import CardsimError
 from ..rng import MAX_SEED
+from ..skill import skill_seats
 from .tomlines import KeyLines
 
-STUDY_KEYS = ("title", "game", "players", "games", "seed", "rules", "strategies", "variant")
+STUDY_KEYS = (
+    "title",
+    "game",
+    "players",
+    "games",
+    "seed",
+    "rules",
+    "strategies",
+    "skill",
+    "variant",
+)
 VARIANT_KEYS = ("name", "rules", "strategies", "description")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -61,6 +73,10 @@ class Cell:
     players: int
     request: object
     """The :class:`simulate.engine.Request` of the cell's run."""
+    skill: object = None
+    """With the study's ``skill``: the request of the cell's skill games (the skilled
+    strategy in seat 0, random in the others, rotated over the seats, on the cell's seed and
+    rules), played into ``<cell>/skill``; else None."""
 
     @property
     def folder_name(self) -> str:
@@ -82,6 +98,8 @@ class Study:
     rules: dict
     strategies: tuple[str, ...] | None
     variants: tuple[Variant, ...]
+    skill: str | None = None
+    """The skilled strategy whose skill games each cell also plays, or None."""
 
     def error(self, key_path: tuple, message: str) -> CardsimError:
         """A one-line error naming this file and the line of ``key_path``."""
@@ -122,8 +140,28 @@ class Study:
                         key if key[0] != "variant" else where + key[1:],
                         f"variant '{variant.name}' with {players} players: {exc}",
                     ) from None
-                cells.append(Cell(variant, players, request))
+                cells.append(Cell(variant, players, request, self._skill(request)))
         return cells
+
+    def _skill(self, request):
+        """The skill games' request of a cell's ``request`` (None without ``skill``)."""
+        if self.skill is None:
+            return None
+        from ..request import make_request
+
+        try:
+            return make_request(
+                self.game,
+                players=request.players,
+                games=request.games,
+                seed=request.seed,
+                threads=request.threads,
+                rules=request.rules,
+                strategies=skill_seats(self.skill, request.players),
+                rotate_seats=True,
+            )
+        except CardsimError as exc:
+            raise self.error(("skill",), f"skill {self.skill!r}: {exc}") from None
 
     def variant_rules(self, variant: Variant):
         """The resolved rules object of a variant: the game's defaults, the study's rules,
@@ -267,7 +305,32 @@ def load_study(path: str | Path) -> Study:
     rules = _table(data.get("rules", {}), ("rules",), fail)
     strategies = _strategies(data.get("strategies"), ("strategies",), fail)
     variants = _variants(data.get("variant"), fail)
-    return Study(path, text, title, game, players, games, seed, rules, strategies, variants)
+    skill = _skill(data.get("skill"), game, fail)
+    return Study(path, text, title, game, players, games, seed, rules, strategies, variants, skill)
+
+
+def _skill(value, game: str, fail) -> str | None:
+    """The ``skill`` key: a strategy of the game, as ``--skill`` takes it."""
+    if value is None:
+        return None
+    from ..games.registry import resolve_game
+
+    info = resolve_game(game)
+    if not info.spec.takes_strategies:
+        raise fail(
+            ("skill",),
+            f"skill: {info.name} has no choices to make, so no skill games (its skill is 0 by "
+            "definition); drop the key",
+        )
+    if not isinstance(value, str) or not value.strip():
+        raise fail(
+            ("skill",), f'skill must be a strategy name in quotes, as "hold-wilds", got {value!r}'
+        )
+    try:
+        info.spec.parse_strategy(value.strip())
+    except CardsimError as exc:
+        raise fail(("skill",), f"skill: {exc}") from None
+    return value.strip()
 
 
 def _text(data: dict, key: str, fail) -> str | None:

@@ -1,0 +1,251 @@
+"""The "Balance" section of every run's report: the measures of :mod:`analysis.balance`
+in a table with their intervals and definitions, skill from the folder's skill games
+(``DIR/skill/``) when it holds them, and the table ``balance.csv`` writes.
+
+The measures ride along the report's one pass over the records
+(:meth:`analysis.load.RunFolder.ride`); the skill games are a run folder of their own,
+scanned once more.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analysis.balance import (
+    SKILL_FOLDER,
+    SKILL_OPPONENT,
+    TENSION_COLUMNS,
+    BalanceCounts,
+    SkillCounts,
+    games_needed,
+    lead_of,
+    length_column,
+    measures_from_counts,
+    skill_mismatch,
+    skill_strategy,
+)
+from analysis.errors import ReportError
+from analysis.load import RunFolder, open_run, scan
+from analysis.rendering.document import Block, Heading, Paragraph, Table
+from analysis.rendering.words import (
+    count_text,
+    fmt_ci,
+    fmt_int,
+    fmt_num,
+    fmt_pct,
+    fmt_points,
+    fmt_quantity,
+    fmt_range,
+    fmt_signed,
+    game_name,
+    pct_digits,
+    singular,
+)
+
+
+@dataclass(frozen=True)
+class Balance:
+    """A run's measures (``table``, as :func:`analysis.balance.balance_measures` gives it)
+    and what the report says around them: the skilled strategy (None when no skill games
+    were used), why skill games found were left out, and the records' facts."""
+
+    table: pd.DataFrame
+    players: int
+    game: str
+    takes_strategies: bool
+    length: str
+    match_play: bool
+    matches: int
+    tension: bool
+    skill: str | None = None
+    skill_note: str = ""
+    """Why skill games found were left out, or (skill measured) a sentence saying they are
+    incomplete; "" otherwise."""
+
+
+def balance_along(run: RunFolder) -> Callable[[], Balance]:
+    """Count the measures in the next pass over ``run``'s records (the report's); returns
+    the function that gives them once that pass is done (it reads the records itself if
+    no pass came), with the matches and the skill games read."""
+    spec, players = run.spec, run.players
+    lead = lead_of(run.columns, run.meta.get("rules", {}))
+
+    def build():
+        return [BalanceCounts(spec, players, run.columns, lead)]
+
+    rider = run.ride(build)
+
+    def balance() -> Balance:
+        # Imported here: analysis.reports imports this module.
+        from analysis.reports.matches import has_matches, read_matches
+
+        (counts,) = rider.accumulators if rider.done else scan(run, build)
+        matches = read_matches(run) if has_matches(run) else None
+        match_wins = (matches.wins, matches.n) if matches is not None else None
+        skill, strategy, note = None, None, ""
+        if spec.takes_strategies:
+            skill, strategy, note = _skill_games(run)
+        table = measures_from_counts(counts, spec=spec, match_wins=match_wins, skill=skill)
+        return Balance(
+            table=table,
+            players=players,
+            game=run.meta["game"],
+            takes_strategies=spec.takes_strategies,
+            length=length_column(spec),
+            match_play=matches is not None,
+            matches=matches.n if matches is not None else 0,
+            tension=all(column in run.columns for column in TENSION_COLUMNS),
+            skill=strategy,
+            skill_note=note,
+        )
+
+    return balance
+
+
+def _skill_games(run: RunFolder) -> tuple[SkillCounts | None, str | None, str]:
+    """The counts of the run's skill games, their skilled strategy, and why they were left
+    out (or, used, that they are incomplete; "" when complete or there are none)."""
+    folder = run.path / SKILL_FOLDER
+    if not (folder / "run.json").is_file():
+        return None, None, ""
+    try:
+        skill = open_run(folder)
+        problem = skill_mismatch(run.meta, skill.meta)
+        if problem:
+            return None, None, f"they are not this run's ({problem})"
+        (counts,) = scan(skill, lambda: [SkillCounts(skill.columns)])
+    except ReportError as exc:
+        return None, None, str(exc)
+    return counts, skill_strategy(skill.meta), _incomplete(run, skill.meta)
+
+
+def _incomplete(run: RunFolder, meta: dict) -> str:
+    """A sentence saying the skill games are incomplete, or ""."""
+    games = int(meta.get("games", 0))
+    done = int(meta.get("completed_games", games))
+    if meta.get("status", "complete") == "complete" and done == games:
+        return ""
+    unit = "match" if meta.get("unit") == "match" else "deal"
+    return (
+        f"The skill games are incomplete ({meta.get('status', 'unknown status')}): "
+        f"{fmt_int(done)} of {count_text(games, unit)} were played; `cardsim balance "
+        f"{run.meta['game']} --out {run.path} --resume` completes them."
+    )
+
+
+def balance_section(balance: Balance) -> list[Block]:
+    """The "Balance" heading, what the measures are of, skill in words, and the table of
+    measures (value, 95% interval, definition)."""
+    table = balance.table
+    text = (
+        "The measures a designer weighs, each with its 95% interval (`balance.csv` holds them "
+        "as numbers)."
+    )
+    if balance.match_play:
+        text += (
+            f" The win shares are of the {count_text(balance.matches, 'match')} (a tied win "
+            "split between the tied seats); the other measures are per deal."
+        )
+    if not balance.tension:
+        text += (
+            " These records have no `lead_changes` and `winner_behind` columns (written before "
+            "cardsim recorded them), so lead changes and comebacks are left out."
+        )
+    cells = measure_cells(table, balance.length)
+    rows = [[*row, definition] for row, definition in zip(cells, table["definition"], strict=True)]
+    return [
+        Heading("Balance"),
+        Paragraph(text),
+        Paragraph(_skill_text(balance)),
+        Table(["measure", "value", "95% CI", "definition"], rows, "lrrl", frozenset({0})),
+    ]
+
+
+def _skill_text(balance: Balance) -> str:
+    if not balance.takes_strategies:
+        return (
+            f"Skill is 0 by definition: {game_name(balance.game)} has no choices to make, so "
+            "no way of playing wins more than another."
+        )
+    if "skill" not in balance.table.index:
+        text = "Skill is not measured: this folder holds no skill games"
+        if balance.skill_note:
+            text = f"Skill is not measured: the skill games in `{SKILL_FOLDER}/` are left out: "
+            return text + balance.skill_note.rstrip(".") + "."
+        return text + f" (`cardsim balance` plays them into `{SKILL_FOLDER}/`)."
+    row = balance.table.loc["skill"]
+    equal = 1 / balance.players
+    p, lo, hi = row.value + equal, row.lo + equal, row.hi + equal
+    digits = pct_digits(lo, hi)
+    text = (
+        f"Skill: one seat playing `{balance.skill}` against `{SKILL_OPPONENT}` in the other "
+        f"seats, rotated over the seats on the same deals, wins {fmt_pct(p, digits)} of deals "
+        f"(95% CI {fmt_ci(lo, hi, digits)}), against a fair share of {fmt_pct(equal)}"
+    )
+    needed = games_needed(p, balance.players)
+    if needed == float("inf"):
+        text += ": it does no better than a fair share, so no number of games makes a lead clear."
+        return text + (f" {balance.skill_note}" if balance.skill_note else "")
+    text += (
+        f"; games needed before the skilled player's lead over a fair share is clear at "
+        f"95%: about {fmt_int(round(needed))}."
+    )
+    return text + (f" {balance.skill_note}" if balance.skill_note else "")
+
+
+def measure_cells(table: pd.DataFrame, length: str) -> list[list[str]]:
+    """Each measure of ``table`` (indexed by measure, with ``value``, ``lo``, ``hi``) as
+    text: ``[measure, value, 95% interval]``, the value with the decimals its interval
+    shows; ``length`` is the unit of the lengths (``turns``, ``tricks``). Skill that is 0
+    by definition reads "exact"."""
+    return [
+        [str(name), _value(name, row, length), _interval(name, row)]
+        for name, row in table.iterrows()
+    ]
+
+
+_POINTS = ("first_seat_advantage", "skill")
+_SHARES = ("decisive", "comebacks")
+
+
+def _digits(lo: float, hi: float) -> int:
+    """Decimals that show half the interval ``lo``–``hi`` to one significant digit (1 to
+    4), as :func:`analysis.rendering.words.fmt_range` prints it."""
+    half = (hi - lo) / 2
+    return 1 if not half > 0 else max(1, min(4, -math.floor(math.log10(half))))
+
+
+def _value(name: str, row, length: str) -> str:
+    if name in _POINTS:
+        return fmt_points(row.value, pct_digits(row.lo, row.hi))
+    if name == "seat_spread":
+        return f"{100 * row.value:.{pct_digits(row.lo, row.hi)}f} pts"
+    if name in _SHARES:
+        return fmt_pct(row.value, pct_digits(row.lo, row.hi))
+    if name == "turns_p90":
+        return fmt_quantity(row.value, singular(length))
+    digits = _digits(row.lo, row.hi)
+    text = f"{row.value:,.{digits}f}"
+    return text if name == "lead_changes" else f"{text} {length}"
+
+
+def _interval(name: str, row) -> str:
+    if name == "skill" and row.lo == row.hi == row.value:
+        return "exact"
+    if name in _POINTS:
+        digits = pct_digits(row.lo, row.hi)
+        return f"{fmt_signed(100 * row.lo, digits)} to {fmt_signed(100 * row.hi, digits)} pts"
+    if name == "seat_spread":
+        return f"{fmt_range(100 * row.lo, 100 * row.hi, pct_digits(row.lo, row.hi))} pts"
+    if name in _SHARES:
+        return fmt_ci(row.lo, row.hi, pct_digits(row.lo, row.hi))
+    if name == "turns_p90":
+        return f"{fmt_num(row.lo)}–{fmt_num(row.hi)}"
+    return fmt_range(row.lo, row.hi)
+
+
+__all__ = ["Balance", "balance_along", "balance_section", "measure_cells"]

@@ -1,0 +1,23 @@
+"""Skill games: how cardsim measures skill by restricted play (``cardsim balance``, a
+study's ``skill`` key; the measure itself is in :mod:`analysis.balance`).
+
+A run's skill games put the skilled strategy in one seat and :data:`OPPONENT` in every
+other, and play every deal once per seat (``rotate_seats``: in rotation r the skilled seat
+is r) on the run's game, players, rules and seed, so on the run's deals. They are a run
+folder of their own, :data:`SKILL_FOLDER` inside the run's folder. No numba, no pandas.
+"""
+
+from __future__ import annotations
+
+SKILL_FOLDER = "skill"
+"""A run folder's skill games live in ``DIR/skill/``, a run folder of its own."""
+DEFAULT_SKILL = "hold-wilds"
+"""The skilled strategy when none is named."""
+OPPONENT = "random"
+"""The strategy of every seat but the skilled one."""
+
+
+def skill_seats(skill, players: int) -> list:
+    """The seats of the skill games, in seat order: ``skill`` (a strategy name or object)
+    in seat 0, :data:`OPPONENT` in the others (rotated over the seats by ``rotate_seats``)."""
+    return [skill] + [OPPONENT] * (players - 1)
