@@ -71,6 +71,11 @@ def make_run(
     return folder
 
 
+def summary_paragraphs(markdown: str) -> list[str]:
+    """The paragraphs of a comparison's summary, which follows its verdict."""
+    return markdown.split("\n## Summary\n\n", 1)[1].split("\n\n")
+
+
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")
@@ -156,7 +161,7 @@ def test_differences_tests_and_holm(compared):
 
 def test_summary_is_plain_language_with_intervals(compared):
     _, _, games, rows, markdown, _ = compared
-    summary = markdown.split("\n\n")[1]
+    summary = summary_paragraphs(markdown)[0]
     assert summary.startswith(
         "In 2-player Beggar-My-Neighbour the first seat wins 49.5% ± 3.1% of deals under base "
         "(default rules; 1,000 deals)"
@@ -164,7 +169,7 @@ def test_summary_is_plain_language_with_intervals(compared):
     assert "Under aces5 (penalties.A = 5) the first seat wins 60.0% ± 3.0% (+10.5 pts" in summary
     assert "significant, Holm-adjusted p < 0.001" in summary
     assert f"deals last {fmt_num(float(rows[0]['mean_length']))} cards on average" in summary
-    three = markdown.split("\n\n")[2]
+    three = summary_paragraphs(markdown)[1]
     assert three.startswith("In 3-player Beggar-My-Neighbour the first seat wins 34.0% ± ")
     assert "No other run has 3 players" in three
     for heading in ("Variants", "Two-player runs", "Three-player runs", "Methods"):
@@ -238,10 +243,13 @@ def test_shedding_match_runs_compare_the_deal_leader_matches_and_scores(tmp_path
     assert "the one that took the first turn of the deal" in markdown
     assert "| one | 4 | 37.50% |" in markdown and "| two | 4 | 75.00% |" in markdown
     assert "| two vs one | seat 0's match win share | +37.5 pts |" in markdown
-    scores = [f"{games[f'score_{s}'].mean():g}" for s in range(3)]
-    assert f"| one | {' | '.join(scores)} |" in markdown
+    scores = markdown.split("Mean score per deal", 1)[1]
+    line = next(x for x in scores.splitlines() if x.startswith("| one | "))
+    cells = [cell.strip() for cell in line.strip("| ").split(" | ")]
+    for s in range(3):  # variant, per seat and its CI, then each seat's mean and its CI
+        assert float(cells[3 + 2 * s]) == pytest.approx(games[f"score_{s}"].mean(), abs=0.05)
     # 3 of 4 matches: an asymmetric Wilson interval, given as a range.
-    assert "seat 0 wins 75.0% (30.1–95.4%) of the matches" in markdown.split("\n\n")[1]
+    assert "seat 0 wins 75.0% (30.1–95.4%) of the matches" in summary_paragraphs(markdown)[0]
 
 
 def test_comparison_never_imports_numba(tmp_path):
@@ -279,7 +287,7 @@ def test_each_difference_says_whether_it_is_paired(compared):
     line = next(x for x in text.splitlines() if x.startswith("| aces5 vs base | mean length |"))
     assert "| independent samples | Mann-Whitney U test |" in line
     assert "of short against base, paired (1,000 pairs of deals) against independent" in text
-    summary = markdown.split("\n\n")[1]
+    summary = summary_paragraphs(markdown)[0]
     assert "paired 95% CI" in summary.split("Under short")[1]
     assert "paired 95% CI" not in summary.split("Under short")[0]
     methods = markdown.split("\n## Methods\n", 1)[1]

@@ -333,4 +333,4 @@ def test_report_says_which_analysis_was_used(paired_report):
     assert "Paired samples (common random numbers)" in methods
     assert "Newcombe's square-and-add interval for paired data" in methods
     assert "Wilcoxon signed-rank test" in methods
-    assert "paired 95% CI" in markdown.split("\n\n")[1]
+    assert "paired 95% CI" in markdown.split("\n## Summary\n\n", 1)[1].split("\n\n")[0]

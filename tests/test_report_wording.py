@@ -54,7 +54,9 @@ def report(folder: Path) -> str:
 
 
 def summary(markdown: str) -> str:
-    """The report's opening paragraph."""
+    """The report's opening paragraph (a comparison's summary: the first after its verdict)."""
+    if "\n## Summary\n\n" in markdown:
+        return markdown.split("\n## Summary\n\n", 1)[1].split("\n\n")[0]
     return markdown.split("\n\n")[1]
 
 

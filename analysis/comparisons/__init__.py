@@ -5,8 +5,12 @@
   ``report.md``, ``charts/`` and ``comparison.csv``; its words and layout only;
 - :mod:`~analysis.comparisons.variants`: the numbers that report shows: each variant's
   headline figures and its differences from the base variant, with intervals and tests;
-- :mod:`~analysis.comparisons.charts`: that report's charts (forest plot, win shares,
-  survival curves of the variants);
+- :mod:`~analysis.comparisons.verdict`: the verdict that opens it, in plain words, with
+  practical thresholds;
+- :mod:`~analysis.comparisons.players`: a study's report across player counts (each
+  measure by player count and variant);
+- :mod:`~analysis.comparisons.charts`: those reports' charts (forest plot, win shares,
+  survival curves of the variants, a measure by player count);
 - :mod:`~analysis.comparisons.tournament`: the report of a strategy tournament
   (``cardsim tournament``): win-share matrix, ratings, heatmap.
 """

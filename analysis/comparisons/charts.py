@@ -1,6 +1,7 @@
 """Charts of a comparison of runs, each returning a matplotlib Figure: the forest plot of
-the differences from the base, the variants' win shares, their survival curves. They draw
-what :mod:`analysis.comparisons.variants` computes, for :mod:`analysis.comparisons.report`;
+the differences from the base, the variants' win shares, their survival curves, and a
+measure by player count (:mod:`analysis.comparisons.players`). They draw what
+:mod:`analysis.comparisons.variants` computes, for :mod:`analysis.comparisons.report`;
 the charts of a single run are in :mod:`analysis.rendering.plots`.
 
 As there, series are told apart by marker, fill and line style as well as by grey level,
@@ -36,14 +37,15 @@ _FOREST_FIGURES = (
     ("first", 100, "first seat's win share: difference (percentage points)"),
     ("length", 1, "mean length: difference ({unit})"),
     ("match", 100, "seat 0's match win share: difference (percentage points)"),
+    ("score", 1, "mean score per seat and deal: difference (points)"),
 )
 
 
 def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
     """Forest plot of each variant's differences to its base, one panel per figure, one
     above the other, each on its own x scale in its own unit: the first seat's win share
-    (percentage points), the mean length (``length_unit``) and, in match play, seat 0's
-    match win share (points); each with the 95% interval of the analysis used (Newcombe's
+    (percentage points), the mean length (``length_unit``), in match play seat 0's
+    match win share (points) and, with scores, the mean score per seat and deal; each with the 95% interval of the analysis used (Newcombe's
     interval and a bootstrap one for independent samples, Newcombe's paired interval and a
     t interval for paired ones, the variant's label then saying "paired"). One row per
     non-base variant of ``table`` (:func:`analysis.comparisons.variants.comparison_table`,
@@ -256,4 +258,52 @@ def survival_curves(lengths: Sequence[tuple[str, Distribution]], title: str, uni
             va="bottom",
             bbox={"facecolor": "white", "edgecolor": "0.6", "pad": 3},
         )
+    return fig
+
+
+def players_chart(
+    series: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    title: str,
+    ylabel: str,
+    *,
+    share: bool = False,
+    reference: float | None = None,
+) -> Figure:
+    """One measure by player count: one ``(name, players, value, lo, hi)`` per variant
+    (arrays of equal length, the player counts whole numbers), drawn as a line with
+    markers and 95% error bars, each variant with its own marker, line style, grey and a
+    small offset so that the bars do not hide one another. With ``share`` the y axis is in
+    percent of 1; ``reference`` draws a dashed line (zero advantage, say)."""
+    fig = new_figure(title, 8, 4.5)
+    ax = fig.subplots()
+    counts = sorted({int(p) for _, players, *_ in series for p in players})
+    if not counts:
+        no_data(ax, "player count")
+        return fig
+    width = 0.25
+    for i, (name, players, value, lo, hi) in enumerate(series):
+        offset = (i - (len(series) - 1) / 2) * width / max(len(series), 1)
+        x = np.asarray(players, float) + offset
+        value, lo, hi = (np.asarray(a, float) for a in (value, lo, hi))
+        ax.errorbar(
+            x,
+            value,
+            yerr=np.vstack([np.maximum(value - lo, 0), np.maximum(hi - value, 0)]),
+            fmt=_MARKERS[i % len(_MARKERS)],
+            linestyle=_LINES[i % len(_LINES)],
+            color=_GREYS[i % len(_GREYS)],
+            markerfacecolor="white" if i % 2 else _GREYS[i % len(_GREYS)],
+            markersize=6,
+            capsize=3,
+            label=short_name(name),
+        )
+    if reference is not None:
+        ax.axhline(reference, color="0.5", linestyle="--", linewidth=1)
+    ax.set_xticks(counts, [f"{p} players" for p in counts])
+    ax.set_xlim(counts[0] - 0.5, counts[-1] + 0.5)
+    if share:
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", color="0.85", linewidth=0.6)
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=3, frameon=False)
     return fig

@@ -7,7 +7,8 @@ from :mod:`analysis.comparisons.variants`, its charts from :mod:`analysis.compar
 Runs are compared with a base variant: they must be of one game family (Beggar-My-
 Neighbour, or the shedding games); runs with different numbers of players are compared
 within each player count, each count against its own base (the ``base`` run where it has
-that count, else its first run). The statistics are those of :mod:`analysis.comparisons.variants`.
+that count, else its first run). The statistics are those of :mod:`analysis.comparisons.variants`;
+the report opens with the verdict in plain words of :mod:`analysis.comparisons.verdict`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ from analysis.comparisons.variants import (
     TESTS,
     Variant,
     comparison_table,
+    pairs_matches,
     summarize,
+    table_tests,
 )
+from analysis.comparisons.verdict import Thresholds, add_verdicts, thresholds, verdict_blocks
 from analysis.errors import ReportError
 from analysis.load import open_run
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
@@ -65,6 +69,8 @@ def write_comparison(
     *,
     dpi: int | None = None,
     formats: str | Sequence[str] | None = None,
+    negligible_share: float | str | None = None,
+    negligible_change: float | str | None = None,
 ) -> tuple[Path, Path]:
     """Compare the runs in ``run_dirs`` and write ``report.html``, ``report.md``,
     ``charts/*.png|svg|pdf`` and ``comparison.csv`` (the side-by-side table, one row per run)
@@ -73,12 +79,14 @@ def write_comparison(
     index of the base variant, ``title`` the report's heading (default: made from the
     game and players). The charts are written as PNG at ``dpi`` (default 200) and in each
     of ``formats`` (default png, svg, pdf), both checked first
-    (:func:`analysis.rendering.output.write_document`). Returns ``(html_path,
-    markdown_path)``; raises :class:`ReportError` with a one-line message when the runs
-    cannot be read or compared."""
+    (:func:`analysis.rendering.output.write_document`). ``negligible_share`` (percentage
+    points of a share, default 0.5) and ``negligible_change`` (percent of a mean, default
+    2) are the verdict's practical thresholds (:mod:`analysis.comparisons.verdict`),
+    checked first too. Returns ``(html_path, markdown_path)``; raises :class:`ReportError`
+    with a one-line message when the runs cannot be read or compared."""
     dpi, formats = chart_dpi(dpi), chart_formats(formats)
-    variants, bases = _variants(run_dirs, names, base)
-    table = comparison_table(variants, bases)
+    limits = thresholds(negligible_share, negligible_change)
+    variants, bases, table = compare_runs(run_dirs, names, base, limits=limits)
     blocks, figures = build_comparison(variants, bases, table, title)
     out = Path(out_dir)
     csv = table.to_csv(index=False, float_format="%.10g").encode("utf-8")
@@ -86,6 +94,23 @@ def write_comparison(
     return write_document(
         out, blocks, figures, page_title, {"comparison.csv": csv}, dpi=dpi, formats=formats
     )
+
+
+def compare_runs(
+    run_dirs: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    base: int = 0,
+    *,
+    limits: Thresholds | None = None,
+) -> tuple[list[Variant], dict[int, int], pd.DataFrame]:
+    """The runs read and compared, nothing written: ``(variants, bases, table)``, the
+    table being :func:`analysis.comparisons.variants.comparison_table`'s with the verdict's
+    columns (:func:`analysis.comparisons.verdict.add_verdicts`, at ``limits``, default
+    0.5 points and 2%), as ``comparison.csv`` holds it. ``names`` and ``base`` as
+    :func:`write_comparison` takes them; raises :class:`ReportError` as it does."""
+    variants, bases = _variants(run_dirs, names, base)
+    table = add_verdicts(comparison_table(variants, bases), limits or Thresholds())
+    return variants, bases, table
 
 
 def _variants(
@@ -122,16 +147,23 @@ def _variants(
 
 
 def build_comparison(
-    variants: list[Variant], bases: dict[int, int], table: pd.DataFrame, title: str | None
+    variants: list[Variant],
+    bases: dict[int, int],
+    table: pd.DataFrame,
+    title: str | None,
 ) -> tuple[list[Block], dict[str, Figure]]:
-    """The comparison report's blocks and charts (chart name → Figure): a summary, the
-    variants, then per player count the side-by-side table, the differences with their
-    tests, and the charts; then the methods."""
+    """The comparison report's blocks and charts (chart name → Figure): the verdict (when
+    the table has its columns, as :func:`compare_runs` gives it), a summary, the variants,
+    then per player count the side-by-side table, the differences with their tests, and
+    the charts; then the methods."""
     games = " / ".join(dict.fromkeys(game_name(v.run.meta["game"]) for v in variants))
     counts = sorted(bases)
     players_text = " and ".join(f"{p}" for p in counts) + " players"
     heading = title or f"Comparison · {games} · {players_text} · {len(variants)} runs"
     blocks: list[Block] = [Heading(heading, 1)]
+    if "verdict" in table:
+        blocks += verdict_blocks(table)
+        blocks.append(Heading("Summary"))
     figures: dict[str, Figure] = {}
     for players in counts:
         blocks.append(Paragraph(_summary(variants, table, players)))
@@ -140,6 +172,7 @@ def build_comparison(
         group_blocks, group_figures = _group_section(variants, table, players, len(counts) > 1)
         blocks += group_blocks
         figures |= group_figures
+    blocks += _balance_blocks(variants, counts)
     blocks += _methods(variants, table)
     return blocks, figures
 
@@ -208,16 +241,30 @@ def _half_digits(half: float) -> int:
     return 1 if not half > 0 else max(1, min(4, -math.floor(math.log10(half))))
 
 
+def _mean_unit(key: str, unit: str) -> str | None:
+    """The unit of the difference ``key`` when it is one of means (``unit``: the length's),
+    else None (a share)."""
+    if key == "length":
+        return unit
+    if key == "deals":
+        return "deals"
+    if key.startswith(("score", "total_")):
+        return "points"
+    return None
+
+
 def _difference(row, key: str, unit: str) -> tuple[str, str]:
     """The difference ``key`` of ``row`` and its interval as text, with decimals that show
     the interval's half-width: ``("+0.31 pts", "+0.12 pts to +0.50 pts")`` for shares,
-    ``("-0.31 turns", "-0.36 to -0.26")`` for lengths."""
+    ``("-0.31 turns", "-0.36 to -0.26")`` for lengths (and scores, deals per match, match
+    totals, each in its unit)."""
     diff = getattr(row, f"{key}_diff")
     lo, hi = getattr(row, f"{key}_diff_lo"), getattr(row, f"{key}_diff_hi")
-    if key == "length":
+    mean_unit = _mean_unit(key, unit)
+    if mean_unit is not None:
         digits = _half_digits((hi - lo) / 2)
         diff_text, lo_text, hi_text = (fmt_signed(v, digits) for v in (diff, lo, hi))
-        return f"{diff_text} {unit}", f"{lo_text} to {hi_text}"
+        return f"{diff_text} {mean_unit}", f"{lo_text} to {hi_text}"
     digits = _half_digits(100 * (hi - lo) / 2)
     return fmt_points(diff, digits), f"{fmt_points(lo, digits)} to {fmt_points(hi, digits)}"
 
@@ -384,14 +431,35 @@ def _coincide_blocks(members: list[Variant]) -> list[Block]:
     ]
 
 
+def _mean_ci(row: pd.Series, column: str) -> list[str]:
+    """A mean and its 95% interval as two cells, the mean with the interval's decimals."""
+    mean, lo, hi = row.get(column, math.nan), row.get(f"{column}_lo"), row.get(f"{column}_hi")
+    if mean is None or math.isnan(mean):
+        return ["–", "–"]
+    digits = _half_digits((hi - lo) / 2) if hi > lo else 1
+    return [f"{mean:,.{digits}f}", fmt_range(lo, hi, digits)]
+
+
 def _score_blocks(rows: pd.DataFrame, players: int) -> list[Block]:
     columns = [f"mean_score_{s}" for s in range(players)]
     if not all(c in rows and rows[c].notna().all() for c in columns):
         return []
-    table = [[row["variant"], *(fmt_num(row[c]) for c in columns)] for _, row in rows.iterrows()]
+    pooled = ["mean_score"] if "mean_score" in rows and rows["mean_score"].notna().all() else []
+    table = [
+        [row["variant"], *(cell for c in [*pooled, *columns] for cell in _mean_ci(row, c))]
+        for _, row in rows.iterrows()
+    ]
+    header = [*(["per seat"] if pooled else []), *(f"seat {s}" for s in range(players))]
     return [
-        Paragraph("Mean score per deal by seat (each run's `scoring`):"),
-        Table(["variant", *(f"seat {s}" for s in range(players))], table, "l" + "r" * players),
+        Paragraph(
+            "Mean score per deal (each run's `scoring`): per seat (every seat's score summed "
+            "per deal, over the players) and by seat, with 95% bootstrap intervals:"
+        ),
+        Table(
+            ["variant", *(h for name in header for h in (name, "95% CI"))],
+            table,
+            "l" + "r" * 2 * len(header),
+        ),
     ]
 
 
@@ -407,13 +475,107 @@ def _match_blocks(rows: pd.DataFrame) -> list[Block]:
         ]
         for _, row in rows.iterrows()
     ]
+    totals = [c for c in rows.columns if c.startswith("mean_total_") and c[11:].isdigit()]
+    means = ["mean_deals", *totals]
+    mean_rows = [
+        [row["variant"], *(cell for c in means for cell in _mean_ci(row, c))]
+        for _, row in rows.iterrows()
+    ]
+    header = ["deals per match", *(f"seat {c[11:]}'s total" for c in totals)]
     return [
         Paragraph(
             "Seat 0's share of the match wins (it leads the first deal of each match; tied "
             "winners share a win), with 95% Wilson intervals:"
         ),
         Table(["variant", "matches", "seat 0's match wins", "95% CI"], table, "lrrr"),
+        Paragraph(
+            "Deals per match and each seat's mean match total (the sum of its deal scores), "
+            "with 95% bootstrap intervals:"
+        ),
+        Table(
+            ["variant", *(h for name in header for h in (name, "95% CI"))],
+            mean_rows,
+            "l" + "r" * 2 * len(header),
+        ),
     ]
+
+
+def _balance_blocks(variants: list[Variant], counts: list[int]) -> list[Block]:
+    """The "Balance" section: each variant's balance measures (as its run's report gives
+    them, :mod:`analysis.balance`) with their 95% intervals, a table per player count
+    (rows: measures, columns: variants), then the measures' definitions once."""
+    measured = [v for v in variants if v.balance is not None]
+    if not measured:
+        return []
+    from analysis.reports.balance import measure_cells
+
+    text = (
+        "The designer's balance measures of each variant, as each run's own report gives "
+        "them, with their 95% intervals (`comparison.csv` holds them as `<measure>`, "
+        "`<measure>_lo` and `<measure>_hi`)."
+    )
+    if any(v.balance.match_play for v in measured):
+        text += (
+            " In match play the win shares (first seat's advantage, seat spread) are of the "
+            "matches; the other measures are per deal."
+        )
+    blocks: list[Block] = [Heading("Balance"), Paragraph(text)]
+    definitions: dict[str, str] = {}
+    for players in counts:
+        members = [v for v in measured if v.players == players]
+        if not members:
+            continue
+        cells = {
+            v.name: {row[0]: f"{row[1]} ({row[2]})" for row in _cells(v, measure_cells)}
+            for v in members
+        }
+        names = list(dict.fromkeys(m for v in members for m in v.balance.table.index))
+        for v in members:
+            definitions |= dict(v.balance.table["definition"])
+        if len(counts) > 1:
+            blocks.append(Paragraph(f"{players_adjective(players).capitalize()} runs:"))
+        blocks.append(
+            Table(
+                ["measure", *(v.name for v in members)],
+                [[name, *(cells[v.name].get(name, "–") for v in members)] for name in names],
+                "l" + "r" * len(members),
+                frozenset({0}),
+            )
+        )
+        blocks.append(Paragraph(_skill_words(members)))
+    blocks.append(
+        Table(
+            ["measure", "definition"],
+            [[name, text] for name, text in definitions.items()],
+            "ll",
+            frozenset({0}),
+        )
+    )
+    return blocks
+
+
+def _cells(variant: Variant, measure_cells) -> list[list[str]]:
+    return measure_cells(variant.balance.table, variant.balance.length)
+
+
+def _skill_words(members: list[Variant]) -> str:
+    """Where each variant's skill comes from, in one sentence."""
+    if not any(v.balance.takes_strategies for v in members):
+        return "Skill is 0 by definition: the game has no choices to make."
+    parts = []
+    for v in members:
+        balance = v.balance
+        if balance.skill is not None:
+            parts.append(f"{v.name}: `{balance.skill}` against `random`")
+        elif balance.skill_note:
+            parts.append(f"{v.name}: not measured ({balance.skill_note.rstrip('.')})")
+        else:
+            parts.append(f"{v.name}: not measured (no skill games in its folder)")
+    return (
+        "Skill is the win share of one seat of a skilled strategy against random opponents, "
+        "rotated over the seats on the run's deals, minus 1/n (the run folder's `skill/` "
+        f"games): {'; '.join(parts)}."
+    )
 
 
 #: How each difference was computed, as the report says it.
@@ -427,18 +589,19 @@ ANALYSIS_WORDS = {
 def _analysis_text(row, key: str) -> str:
     if getattr(row, f"{key}_analysis") != PAIRED:
         return ANALYSIS_WORDS[INDEPENDENT]
-    return ANALYSIS_WORDS["paired_match" if key == "match" else PAIRED]
+    return ANALYSIS_WORDS["paired_match" if pairs_matches(key) else PAIRED]
 
 
 def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]:
     rows = []
+    tests = table_tests(others)
     for row in others.itertuples():
-        for key, figure, _, _ in TESTS:
-            if key == "match" and math.isnan(getattr(row, "match_p", math.nan)):
-                continue  # not match runs
-            diff, ci = (
-                _difference(row, key, unit) if key in ("first", "length", "match") else ("", "")
-            )
+        for key, figure, _, _ in tests:
+            if key not in ("first", "seats", "length", "ends") and math.isnan(
+                getattr(row, f"{key}_p", math.nan)
+            ):
+                continue  # not compared in these runs (no match play, no scores)
+            diff, ci = _difference(row, key, unit) if key not in ("seats", "ends") else ("", "")
             significant = getattr(row, f"{key}_significant")
             rows.append(
                 [
@@ -471,6 +634,14 @@ def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]
     ]
 
 
+#: The tests of scores and matches whose half-widths :func:`_pairing_text` gives (not each
+#: seat's).
+_POOLED_TESTS = (
+    ("score", "mean score per seat", None, None),
+    ("deals", "deals per match", None, None),
+)
+
+
 def _pairing_text(row, unit: str) -> str:
     """What pairing did for one variant: the half-widths of its paired intervals against
     those of independent samples, or why the runs were compared as independent samples."""
@@ -478,14 +649,15 @@ def _pairing_text(row, unit: str) -> str:
     if row.first_analysis != PAIRED and getattr(row, "match_analysis", None) != PAIRED:
         return f"{names} are compared as independent samples: {row.pairing_note}."
     parts = []
-    for key, figure, _, _ in TESTS:
+    for key, figure, _, _ in [*TESTS, *_POOLED_TESTS]:
         if getattr(row, f"{key}_analysis", None) != PAIRED:
             continue
         half = (getattr(row, f"{key}_diff_hi") - getattr(row, f"{key}_diff_lo")) / 2
         half_ind = (getattr(row, f"{key}_ind_hi") - getattr(row, f"{key}_ind_lo")) / 2
-        if key == "length":
+        mean_unit = _mean_unit(key, unit)
+        if mean_unit is not None:
             digits = _half_digits(half)
-            widths = f"±{half:,.{digits}f} {unit} against ±{half_ind:,.{digits}f}"
+            widths = f"±{half:,.{digits}f} {mean_unit} against ±{half_ind:,.{digits}f}"
         else:
             digits = _half_digits(100 * half)
             widths = f"±{100 * half:.{digits}f} pts against ±{100 * half_ind:.{digits}f} pts"
@@ -513,7 +685,7 @@ def _p_text(p: float) -> str:
 
 
 def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
-    tests = int(table[[f"{key}_p_holm" for key, *_ in TESTS]].notna().to_numpy().sum())
+    tests = int(table[[f"{key}_p_holm" for key, *_ in table_tests(table)]].notna().to_numpy().sum())
     others = table[~table["is_base"]]
     paired = others.get("first_analysis", pd.Series(dtype=object)).eq(PAIRED)
     paired_matches = others.get("match_analysis", pd.Series(dtype=object)).eq(PAIRED)
@@ -565,14 +737,43 @@ def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
         if len(paired) and not paired.all()
         else ""
     )
+    means = [
+        what
+        for column, what in (
+            ("score_p", "the mean score per seat and deal and each seat's mean score"),
+            ("deals_p", "the deals per match"),
+            ("total_0_p", "each seat's mean match total"),
+        )
+        if column in table and table[column].notna().any()
+    ]
+    means_text = (
+        f" {_join(means).capitalize()} are compared like the mean length: each mean with "
+        "its bootstrap interval; as independent samples the difference with a bootstrap "
+        "interval and the Mann-Whitney U test, and where the deals (for match figures, the "
+        "matches, paired by index) are shared, the t interval of the mean paired "
+        "difference and the Wilcoxon signed-rank test."
+        + (
+            " Deals per match are compared only where the matches vary in length."
+            if "match_p" in table and table["match_p"].notna().any()
+            else ""
+        )
+        if means
+        else ""
+    )
     return [
         Heading("Methods"),
         Paragraph(
             "Win shares are of all deals with 95% Wilson score intervals. The shares of all "
             "seats (no winner included) and the end reasons are compared with the base by "
             "chi-squared tests of homogeneity (no continuity correction). "
-            f"{independent}{pairing}{unpaired} The {tests} tests form one family, adjusted "
+            f"{independent}{pairing}{unpaired}{means_text} The {tests} tests form one "
+            "family, adjusted "
             "by Holm's step-down method so that the chance of any false positive among them "
             f"stays under {ALPHA:.0%}, each with the p-value of the analysis used."
         ),
     ]
+
+
+def _join(parts: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}"

@@ -25,7 +25,13 @@ end reasons stay chi-squared tests of independent samples (conservative for pair
 The independent-sample intervals and p-values are kept beside the paired ones
 (``<test>_ind_lo``, ``_ind_hi``, ``_ind_p``).
 
-Scores are put side by side (mean per seat) without a test.
+Scores and match totals are compared like the mean length: in the shedding games the mean
+score per seat and deal (every seat's score summed per deal, over the players) and each
+seat's mean score; in match play the deals per match (unless every match of both runs is as
+long) and each seat's mean match total. Each is given with a bootstrap interval of its mean
+(:func:`headline`) and, against the base, with the bootstrap interval of the difference and
+the Mann-Whitney U test as independent samples, or, where the deals (matches) pair, the t
+interval of the mean paired difference and the Wilcoxon signed-rank test.
 
 Holm's correction runs over every test of the comparison (all variants, all player
 counts), with the p-value of the analysis used; a difference is significant when its
@@ -34,7 +40,9 @@ adjusted p-value is below 5%.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +64,14 @@ from analysis.statistics.significance import (
     wilcoxon_signed_rank,
 )
 from analysis.statistics.stats import wilson_interval
-from analysis.statistics.tally import LabelCounts, Values, WinCounts, lead_column, where_not
+from analysis.statistics.tally import (
+    LabelCounts,
+    RowSums,
+    Values,
+    WinCounts,
+    lead_column,
+    where_not,
+)
 
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
@@ -71,8 +86,44 @@ TESTS = (
     ("match", "seat 0's match win share", "two-proportion z-test", "paired t-test"),
 )
 
+#: The tests of means compared like the length (scores, match totals): independent
+#: samples, paired samples.
+MEAN_TESTS = ("Mann-Whitney U test", "Wilcoxon signed-rank test")
+
 #: The analysis a difference used (``<test>_analysis`` in the table).
 PAIRED, INDEPENDENT = "paired", "independent"
+
+
+def score_tests(players: int) -> list[tuple[str, str, str, str]]:
+    """The tests of scores at ``players`` seats, as :data:`TESTS` lists its own: the mean
+    score per seat and deal (``score``), then each seat's (``score_<i>``)."""
+    return [
+        ("score", "mean score per seat", *MEAN_TESTS),
+        *((f"score_{s}", f"seat {s}'s mean score", *MEAN_TESTS) for s in range(players)),
+    ]
+
+
+def match_tests(players: int) -> list[tuple[str, str, str, str]]:
+    """The tests of match play at ``players`` seats: deals per match (``deals``), then each
+    seat's mean match total (``total_<i>``); paired over the matches."""
+    return [
+        ("deals", "deals per match", *MEAN_TESTS),
+        *((f"total_{s}", f"seat {s}'s mean match total", *MEAN_TESTS) for s in range(players)),
+    ]
+
+
+#: Keys whose paired analysis pairs matches rather than deals.
+def pairs_matches(key: str) -> bool:
+    """Whether the paired form of the test ``key`` pairs matches (not deals)."""
+    return key == "match" or key == "deals" or key.startswith("total_")
+
+
+def table_tests(table: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+    """Every test that ``table`` (:func:`comparison_table`) holds, in the order of the
+    report: :data:`TESTS`, then the scores and match play tests present."""
+    players = int(table["players"].max()) if len(table) else 0
+    extra = [*score_tests(players), *match_tests(players)]
+    return [*TESTS, *(t for t in extra if f"{t[0]}_p" in table)]
 
 
 @dataclass(frozen=True)
@@ -84,7 +135,10 @@ class Variant:
     (:func:`analysis.statistics.tally.lead_column`; else equal to ``seats``);
     ``ends`` games per end reason; ``length`` the distribution of the headline length
     (``length_unit``); ``scores`` each seat's score distribution (shedding games, else
-    empty); ``matches`` the run's matches, or None."""
+    empty); ``matches`` the run's matches, or None; ``score_sum`` the distribution of each
+    deal's scores summed over the seats (None without scores); ``balance`` the run's
+    balance measures (:class:`analysis.reports.balance.Balance`: its ``table`` indexed by
+    measure, with ``value``, ``lo``, ``hi``, ``definition``), or None."""
 
     name: str
     run: RunFolder
@@ -96,6 +150,8 @@ class Variant:
     length_unit: str
     scores: list[Distribution]
     matches: Matches | None
+    score_sum: Distribution | None = None
+    balance: Any = None
 
     @property
     def players(self) -> int:
@@ -118,6 +174,7 @@ def summarize(run: RunFolder, name: str) -> Variant:
         return Values(column)
 
     score_columns = [f"score_{s}" for s in range(run.players) if f"score_{s}" in run.columns]
+    balance = _balance_along(run)  # its counts ride along the scan below
     wins, ends, lengths, *scores = scan(
         run,
         lambda: [
@@ -125,8 +182,10 @@ def summarize(run: RunFolder, name: str) -> Variant:
             LabelCounts("end"),
             length(),
             *(Values(c) for c in score_columns),
+            *([RowSums(score_columns)] if score_columns else []),
         ],
     )
+    score_sum = scores.pop().dist if score_columns else None
     first = wins.positions if wins.positions is not None else wins.seats
     matches = read_matches(run) if has_matches(run) else None
     return Variant(
@@ -140,15 +199,42 @@ def summarize(run: RunFolder, name: str) -> Variant:
         unit,
         [s.dist for s in scores],
         matches,
+        score_sum,
+        balance() if balance is not None else None,
     )
 
 
+def _balance_along(run: RunFolder) -> Callable[[], Any] | None:
+    """:func:`analysis.reports.balance.balance_along` of ``run`` (the measures of the run's
+    report, its skill games included), or None where that module is missing."""
+    try:
+        from analysis.reports.balance import balance_along
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("analysis.balance", "analysis.reports.balance"):
+            raise
+        return None
+    return balance_along(run)
+
+
 def headline(variant: Variant) -> dict[str, float]:
-    """The variant's headline figures as plain numbers (shares as fractions)."""
+    """The variant's headline figures as plain numbers (shares as fractions): the first
+    seat's share and advantage with Wilson intervals, each seat's share, the share of deals
+    with a winner (``decisive``, Wilson), the mean length; the mean score per seat and deal
+    and each seat's (``mean_score``, ``mean_score_<i>``), and in match play seat 0's match
+    win share, the deals per match (``mean_deals``) and each seat's match total
+    (``mean_total_<i>``), means with bootstrap intervals (``_lo``, ``_hi``); then the
+    balance measures (``<measure>``, ``<measure>_lo``, ``<measure>_hi``; those of
+    :mod:`analysis.balance`, ``decisive`` being the same as above)."""
     k, n, players = int(variant.first[0]), variant.n, variant.players
     lo, hi = wilson_interval(k, n)
+    decided = n - int(variant.seats[-1])
+    decisive_lo, decisive_hi = wilson_interval(decided, n)
     mean_lo, mean_hi = mean_interval(variant.length)
-    scores = {f"mean_score_{s}": d.mean() for s, d in enumerate(variant.scores)}
+    scores = {}
+    if variant.score_sum is not None:
+        scores |= _mean_columns("mean_score", variant.score_sum, 1 / players)
+    for s, d in enumerate(variant.scores):
+        scores |= _mean_columns(f"mean_score_{s}", d)
     matches = {}
     if variant.matches is not None:
         wins, total = float(variant.matches.wins[0]), variant.matches.n
@@ -158,7 +244,10 @@ def headline(variant: Variant) -> dict[str, float]:
             "match_share": wins / total,
             "match_lo": match_lo,
             "match_hi": match_hi,
+            **_mean_columns("mean_deals", variant.matches.deals),
         }
+        for s, d in enumerate(variant.matches.totals):
+            matches |= _mean_columns(f"mean_total_{s}", d)
     return {
         "games": n,
         "first_wins": k,
@@ -166,25 +255,49 @@ def headline(variant: Variant) -> dict[str, float]:
         "first_lo": lo,
         "first_hi": hi,
         "advantage": k / n - 1 / players,
+        "advantage_lo": lo - 1 / players,
+        "advantage_hi": hi - 1 / players,
+        **{f"seat_{s}_share": int(c) / n for s, c in enumerate(variant.seats[:-1])},
         "no_winner_share": int(variant.seats[-1]) / n,
+        "decisive": decided / n,
+        "decisive_lo": decisive_lo,
+        "decisive_hi": decisive_hi,
         "mean_length": variant.length.mean(),
         "mean_lo": mean_lo,
         "mean_hi": mean_hi,
         "median_length": variant.length.median(),
         **scores,
         **matches,
+        **_balance_columns(variant),
     }
+
+
+def _balance_columns(variant: Variant) -> dict[str, float]:
+    if variant.balance is None:
+        return {}
+    out = {}
+    for measure, row in variant.balance.table.iterrows():
+        out |= {measure: row["value"], f"{measure}_lo": row["lo"], f"{measure}_hi": row["hi"]}
+    return out
+
+
+def _mean_columns(name: str, dist: Distribution, scale: float = 1.0) -> dict[str, float]:
+    """``name``, ``name_lo``, ``name_hi``: the mean of ``dist`` times ``scale`` with its
+    bootstrap interval."""
+    lo, hi = mean_interval(dist)
+    return {name: dist.mean() * scale, f"{name}_lo": lo * scale, f"{name}_hi": hi * scale}
 
 
 def differences(variant: Variant, base: Variant, pairing: Pairing | None = None) -> dict:
     """Each figure of ``variant`` minus the base's, its interval, and each test's statistic
-    and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`), with the analysis
-    used (``<test>_analysis``, :data:`PAIRED` or :data:`INDEPENDENT`) and the test's name
-    (``<test>_test``). With ``pairing`` (:func:`analysis.statistics.paired.pair_runs`) the figures it
-    pairs are compared as paired samples, and ``pairing_note`` says why the deals are not
-    paired ("" when they are). The independent-sample interval and p-value of the first
-    seat's share, the mean length and the match share are kept as ``<test>_ind_lo``,
-    ``<test>_ind_hi`` and ``<test>_ind_p`` whichever analysis is used."""
+    and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`, :func:`score_tests`
+    and :func:`match_tests`), with the analysis used (``<test>_analysis``,
+    :data:`PAIRED` or :data:`INDEPENDENT`) and the test's name (``<test>_test``). With
+    ``pairing`` (:func:`analysis.statistics.paired.pair_runs`) the figures it pairs are
+    compared as paired samples, and ``pairing_note`` says why the deals are not paired (""
+    when they are). The independent-sample interval and p-value of the first seat's share,
+    the mean length, the match share, the scores and the match totals are kept as
+    ``<test>_ind_lo``, ``<test>_ind_hi`` and ``<test>_ind_p`` whichever analysis is used."""
     deals = pairing.deals if pairing is not None else None
     k1, n1 = int(base.first[0]), base.n
     k2, n2 = int(variant.first[0]), variant.n
@@ -201,24 +314,26 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
         }
     chi2, p = chi2_homogeneity(base.seats, variant.seats)
     out |= {"seats_chi2": chi2, "seats_p": p, "seats_analysis": INDEPENDENT}
-    out["seats_test"] = _TEST_NAMES["seats"][0]
-    u, length_p = mann_whitney(variant.length, base.length)
-    length_diff = variant.length.mean() - base.length.mean()
-    independent = (*mean_difference_interval(base.length, variant.length), length_p)
-    out |= _figure("length", length_diff, independent, independent)
-    out |= {"length_ind_diff": length_diff, "length_u": u}
+    out["seats_test"] = _test_names("seats")[0]
+    length, stats = _mean_difference(
+        "length", base.length, variant.length, deals.length if deals is not None else None
+    )
+    out |= length | {"length_ind_diff": stats["ind_diff"], "length_u": stats["u"]}
     if deals is not None:
-        d = deals.length
-        lo, hi, _, _ = mean_difference_test(d.n, d.mean(), d.var())
-        w, p = wilcoxon_signed_rank(d)
-        out |= _figure("length", d.mean(), (lo, hi, p))
-        out |= {"length_pairs": d.n, "length_w": w}
+        out |= {"length_pairs": deals.length.n, "length_w": stats["w"]}
     reasons = list(dict.fromkeys([*base.ends, *variant.ends]))
     chi2, p = chi2_homogeneity(
         [base.ends.get(r, 0) for r in reasons], [variant.ends.get(r, 0) for r in reasons]
     )
     out |= {"ends_chi2": chi2, "ends_p": p, "ends_analysis": INDEPENDENT}
-    out["ends_test"] = _TEST_NAMES["ends"][0]
+    out["ends_test"] = _test_names("ends")[0]
+    if base.score_sum is not None and variant.score_sum is not None:
+        sums = deals.sums if deals is not None else {}
+        out |= _mean_difference(
+            "score", base.score_sum, variant.score_sum, sums.get("score"), 1 / base.players
+        )[0]
+        for s, (b, v) in enumerate(zip(base.scores, variant.scores, strict=True)):
+            out |= _mean_difference(f"score_{s}", b, v, sums.get(f"score_{s}"))[0]
     if variant.matches is not None and base.matches is not None:
         m1, t1 = float(base.matches.wins[0]), base.matches.n
         m2, t2 = float(variant.matches.wins[0]), variant.matches.n
@@ -229,12 +344,55 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
             lo, hi, t, p = mean_difference_test(matches.n, matches.mean(), matches.var())
             out |= _figure("match", matches.mean(), (lo, hi, p))
             out |= {"match_pairs": matches.n, "match_t": t}
+        sums = matches.sums if matches is not None else {}
+        if _varies(base.matches.deals, variant.matches.deals):
+            out |= _mean_difference(
+                "deals", base.matches.deals, variant.matches.deals, sums.get("deals")
+            )[0]
+        for s, (b, v) in enumerate(zip(base.matches.totals, variant.matches.totals, strict=True)):
+            out |= _mean_difference(f"total_{s}", b, v, sums.get(f"total_{s}"))[0]
     out["pairing_note"] = "" if pairing is None else pairing.deals_reason or ""
     return out
 
 
+def _varies(a: Distribution, b: Distribution) -> bool:
+    """Whether two runs' deals per match are worth a test: not every match of both as long."""
+    return not (a.n and b.n and a.min() == a.max() == b.min() == b.max())
+
+
+def _mean_difference(
+    key: str,
+    base: Distribution,
+    variant: Distribution,
+    paired: Distribution | None,
+    scale: float = 1.0,
+) -> tuple[dict, dict[str, float]]:
+    """The columns of the difference of two means (:func:`_figure`), times ``scale``: as
+    independent samples the bootstrap interval and the Mann-Whitney U test; with ``paired``
+    (the distribution of the paired differences) the t interval of their mean and the
+    Wilcoxon signed-rank test. Also returns the statistics: ``ind_diff`` (the difference of
+    the two means), ``u`` and, when paired, ``w``."""
+    u, p = mann_whitney(variant, base)
+    ind_diff = (variant.mean() - base.mean()) * scale
+    lo, hi = mean_difference_interval(base, variant)
+    independent = (lo * scale, hi * scale, p)
+    out = _figure(key, ind_diff, independent, independent)
+    stats = {"ind_diff": ind_diff, "u": u}
+    if paired is not None:
+        lo, hi, _, _ = mean_difference_test(paired.n, paired.mean(), paired.var())
+        w, p = wilcoxon_signed_rank(paired)
+        out |= _figure(key, paired.mean() * scale, (lo * scale, hi * scale, p))
+        stats["w"] = w
+    return out, stats
+
+
 #: Each test's name: (independent samples, paired samples).
 _TEST_NAMES = {key: (independent, paired) for key, _, independent, paired in TESTS}
+
+
+def _test_names(key: str) -> tuple[str, str | None]:
+    """The names of the test ``key``: (independent samples, paired samples)."""
+    return _TEST_NAMES.get(key, MEAN_TESTS)
 
 
 def _figure(
@@ -254,7 +412,7 @@ def _figure(
         f"{key}_diff_hi": used[1],
         f"{key}_p": used[2],
         f"{key}_analysis": analysis,
-        f"{key}_test": _TEST_NAMES[key][analysis == PAIRED],
+        f"{key}_test": _test_names(key)[analysis == PAIRED],
     }
     if independent is not None:
         lo, hi, p = independent
@@ -268,7 +426,8 @@ def comparison_table(
     """One row per variant: ``players``, ``variant``, ``base`` (the name of its base),
     ``is_base``, the :func:`headline` figures, the end-reason shares (``end_<reason>``),
     the :func:`differences` to its base (NaN on base rows), and for each test its
-    Holm-adjusted p-value (``<test>_p_holm``, over the whole table) and ``<test>_significant``.
+    Holm-adjusted p-value (``<test>_p_holm``, over every test of the whole table:
+    :func:`table_tests`) and ``<test>_significant``.
     ``bases`` maps a player count to the index of its base variant. With ``paired`` each
     variant that played its base's deals is compared with it as paired samples (both runs
     are read again, in step: :func:`analysis.statistics.paired.pair_runs`)."""
@@ -290,18 +449,41 @@ def comparison_table(
             pairing = None
             if paired:
                 column, _ = length_column(base.run)
-                pairing = pair_runs(base.run, variant.run, column, base.run.spec.unended)
+                pairing = pair_runs(
+                    base.run,
+                    variant.run,
+                    column,
+                    base.run.spec.unended,
+                    sums=_score_sums(base, variant),
+                    match_sums=_match_sums(base, variant),
+                )
             row |= differences(variant, base, pairing)
         rows.append(row)
     table = pd.DataFrame(rows)
     for key, *_ in TESTS:
         if f"{key}_p" not in table:
             table[f"{key}_p"] = np.nan
-    adjusted = holm(table[[f"{key}_p" for key, *_ in TESTS]].to_numpy().ravel())
-    adjusted = adjusted.reshape(len(table), len(TESTS))
-    for j, (key, *_) in enumerate(TESTS):
+    tests = table_tests(table)
+    adjusted = holm(table[[f"{key}_p" for key, *_ in tests]].to_numpy().ravel())
+    adjusted = adjusted.reshape(len(table), len(tests))
+    for j, (key, *_) in enumerate(tests):
         table[f"{key}_p_holm"] = adjusted[:, j]
         table[f"{key}_significant"] = np.where(
             np.isnan(adjusted[:, j]), None, adjusted[:, j] < ALPHA
         )
     return table
+
+
+def _score_sums(base: Variant, variant: Variant) -> dict[str, list[str]]:
+    """What :func:`analysis.statistics.paired.pair_runs` sums per deal for the score tests."""
+    if base.score_sum is None or variant.score_sum is None:
+        return {}
+    columns = [f"score_{s}" for s in range(base.players)]
+    return {"score": columns, **{c: [c] for c in columns}}
+
+
+def _match_sums(base: Variant, variant: Variant) -> dict[str, list[str]]:
+    """What :func:`analysis.statistics.paired.pair_runs` sums per match."""
+    if base.matches is None or variant.matches is None:
+        return {}
+    return {"deals": ["deals"], **{f"total_{s}": [f"total_{s}"] for s in range(base.players)}}

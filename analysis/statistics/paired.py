@@ -20,8 +20,8 @@ reason is given. In match play, the matches are paired by ``match`` the same way
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -40,22 +40,28 @@ class DealPairs:
     ``first[i, j]`` the pairs in which the deal's first seat (the seat that led it) won (1)
     or not (0) in the base run (i) and in the variant (j); ``length`` the distribution of
     the variant's length minus the base's (the length column given to :func:`pair_runs`),
-    over the pairs in which both deals count."""
+    over the pairs in which both deals count; ``sums`` for each name of the ``sums`` given
+    to :func:`pair_runs`, the distribution of the variant's sum of those columns minus the
+    base's, over every pair."""
 
     n: int
     first: np.ndarray
     length: Distribution
+    sums: dict[str, Distribution] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class MatchPairs:
     """The matches of two runs paired by ``match``: ``n`` pairs, and of the differences d
     (seat 0's share of the match win in the variant minus in the base) ``total`` = Σd and
-    ``squares`` = Σd²."""
+    ``squares`` = Σd²; ``sums`` for each name of the ``match_sums`` given to
+    :func:`pair_runs`, the distribution of the variant's sum of those columns of
+    ``matches.parquet`` minus the base's."""
 
     n: int
     total: float
     squares: float
+    sums: dict[str, Distribution] = field(default_factory=dict)
 
     def mean(self) -> float:
         return self.total / self.n if self.n else float("nan")
@@ -111,22 +117,30 @@ def pair_runs(
     length: str,
     skip_ends: Sequence[str] = (),
     batch_size: int | None = None,
+    *,
+    sums: Mapping[str, Sequence[str]] | None = None,
+    match_sums: Mapping[str, Sequence[str]] | None = None,
 ) -> Pairing:
     """Pair the deals (and matches) of ``base`` and ``variant`` when they share their deals
     (:func:`obstacle`) and hold the same game indices; ``length`` is the integer column whose
     paired differences are counted, over the pairs in which neither deal ended with a reason
-    in ``skip_ends``. Reads both runs in step, ``batch_size`` games at a time (default
-    :data:`analysis.load.BATCH_ROWS`); raises :class:`ReportError` when a file is
+    in ``skip_ends``. ``sums`` (name → integer columns of the games) and ``match_sums``
+    (name → integer columns of ``matches.parquet``) add the paired differences of each
+    row's sum of those columns, over every pair (:attr:`DealPairs.sums`,
+    :attr:`MatchPairs.sums`). Reads both runs in step, ``batch_size`` games at a time
+    (default :data:`analysis.load.BATCH_ROWS`); raises :class:`ReportError` when a file is
     unreadable."""
     reason = obstacle(base, variant)
     if reason is not None:
         matched = has_matches(base) and has_matches(variant)
         return Pairing(None, reason, None, reason if matched else None)
     size = batch_size or BATCH_ROWS
-    deals, deals_reason = _pair_deals(base, variant, length, tuple(skip_ends), size)
+    deals, deals_reason = _pair_deals(
+        base, variant, length, tuple(skip_ends), size, dict(sums or {})
+    )
     matches, matches_reason = None, None
     if has_matches(base) and has_matches(variant):
-        matches, matches_reason = _pair_matches(base, variant, size)
+        matches, matches_reason = _pair_matches(base, variant, size, dict(match_sums or {}))
     return Pairing(deals, deals_reason, matches, matches_reason)
 
 
@@ -160,7 +174,12 @@ def in_step(
 
 
 def _pair_deals(
-    base: RunFolder, variant: RunFolder, length: str, skip_ends: tuple[str, ...], size: int
+    base: RunFolder,
+    variant: RunFolder,
+    length: str,
+    skip_ends: tuple[str, ...],
+    size: int,
+    sums: dict[str, Sequence[str]],
 ) -> tuple[DealPairs | None, str | None]:
     if base.rows != variant.rows:
         return None, (
@@ -174,11 +193,16 @@ def _pair_deals(
     leads = (lead_column(base), lead_column(variant))
     first = np.zeros(4, np.int64)
     differences = Distribution.empty()
+    summed = {name: Distribution.empty() for name in sums}
+    extra = [column for columns in sums.values() for column in columns]
     n = 0
     try:
         streams = [
             run.records("games").batches(
-                _wanted(run, [*keys, "winner", length, lead, *(["end"] if skip_ends else [])]),
+                _wanted(
+                    run,
+                    [*keys, "winner", length, lead, *(["end"] if skip_ends else []), *extra],
+                ),
                 size,
             )
             for run, lead in ((base, leads[0]), (variant, leads[1]))
@@ -199,6 +223,7 @@ def _pair_deals(
                 keep = ~_ends_in(left, skip_ends) & ~_ends_in(right, skip_ends)
             step = np.subtract(v[length][keep], b[length][keep], dtype=np.int64)
             differences = differences + Distribution.of(step)
+            summed = _add_sums(summed, sums, b, v)
             n += len(won_b)
     except _Unpaired as exc:
         return None, str(exc)
@@ -206,15 +231,34 @@ def _pair_deals(
         raise ReportError(
             f"{base.path} and {variant.path}: unreadable Parquet file: {exc}"
         ) from exc
-    return DealPairs(n, first.reshape(2, 2), differences), None
+    return DealPairs(n, first.reshape(2, 2), differences, summed), None
+
+
+def _add_sums(
+    summed: dict[str, Distribution],
+    sums: dict[str, Sequence[str]],
+    base: dict[str, np.ndarray],
+    variant: dict[str, np.ndarray],
+) -> dict[str, Distribution]:
+    """``summed`` with the paired differences of one batch's row sums added."""
+
+    def total(arrays: dict[str, np.ndarray], columns: Sequence[str]) -> np.ndarray:
+        return np.sum([arrays[c].astype(np.int64) for c in columns], axis=0, dtype=np.int64)
+
+    return {
+        name: summed[name] + Distribution.of(total(variant, cols) - total(base, cols))
+        for name, cols in sums.items()
+    }
 
 
 def _pair_matches(
-    base: RunFolder, variant: RunFolder, size: int
+    base: RunFolder, variant: RunFolder, size: int, sums: dict[str, Sequence[str]]
 ) -> tuple[MatchPairs | None, str | None]:
     files = (base.records("matches"), variant.records("matches"))
     paths = tuple(f.path for f in files)
     n, total, squares = 0, 0.0, 0.0
+    summed = {name: Distribution.empty() for name in sums}
+    extra = list(dict.fromkeys(c for columns in sums.values() for c in columns))
     try:
         rows = [f.metadata()[0] for f in files]
         if rows[0] != rows[1]:
@@ -222,7 +266,7 @@ def _pair_matches(
                 f"the runs hold different numbers of matches "
                 f"({fmt_int(rows[0])} and {fmt_int(rows[1])})"
             )
-        streams = [f.batches(["match", "share_0"], size) for f in files]
+        streams = [f.batches(["match", "share_0", *extra], size) for f in files]
         for left, right in in_step(*streams):
             b, v = _arrays(left), _arrays(right)
             if not np.array_equal(b["match"], v["match"]):
@@ -232,11 +276,12 @@ def _pair_matches(
             n += d.size
             total += float(d.sum())
             squares += float(np.dot(d, d))
+            summed = _add_sums(summed, sums, b, v)
     except _Unpaired as exc:
         return None, str(exc)
     except (pa.ArrowException, OSError, KeyError) as exc:
         raise ReportError(f"{paths[0]} and {paths[1]}: unreadable matches: {exc}") from exc
-    return MatchPairs(n, total, squares), None
+    return MatchPairs(n, total, squares, summed), None
 
 
 def _wanted(run: RunFolder, columns: Sequence[str | None]) -> list[str]:

@@ -1,8 +1,8 @@
 """Accumulators for :func:`analysis.load.scan`: what a report keeps of a run's games.
 
 Each keeps only counts or a bounded number of rows, so memory does not grow with the
-number of games: win counts, counts per label, the distribution of an integer column,
-the longest games, the first games of a kind.
+number of games: win counts, counts per label, the distribution of an integer column (or
+of a sum of columns), the longest games, the first games of a kind.
 """
 
 from __future__ import annotations
@@ -110,6 +110,19 @@ class Values:
         if self.where is not None:
             values = values[self.where(batch)]
         self.dist = self.dist + Distribution.of(values)
+
+
+class RowSums:
+    """The :class:`Distribution` of each game's sum of the integer ``columns`` (a deal's
+    scores over every seat, say)."""
+
+    def __init__(self, columns: Sequence[str]):
+        self.columns = tuple(columns)
+        self.dist = Distribution.empty()
+
+    def update(self, batch: Batch) -> None:
+        total = np.sum([batch[c].astype(np.int64) for c in self.columns], axis=0, dtype=np.int64)
+        self.dist = self.dist + Distribution.of(total)
 
 
 def _frame(batch: Batch, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:

@@ -23,6 +23,38 @@ from .common import (
 COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
 """What a comparison writes into its folder (besides its charts)."""
 
+NegligibleShareOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--negligible-share",
+        metavar="PTS",
+        help="The verdict calls a change of a win share (or an end reason's share) under "
+        "PTS percentage points negligible, however significant; 0 to under 100 (default: 0.5).",
+    ),
+]
+NegligibleChangeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--negligible-change",
+        metavar="PCT",
+        help="The verdict calls a change of a mean length or score under PCT percent "
+        "negligible, however significant; 0 or more (default: 2).",
+    ),
+]
+
+
+def verdict_options(share: str | None, change: str | None) -> dict[str, float]:
+    """``--negligible-share`` and ``--negligible-change`` checked before anything is run or
+    written, as ``write_comparison`` takes them; a bad value is a one-line error."""
+    from analysis.comparisons.verdict import thresholds
+    from analysis.errors import ReportError
+
+    try:
+        limits = thresholds(share, change, names=("--negligible-share", "--negligible-change"))
+    except ReportError as exc:
+        raise CardsimError(str(exc)) from None
+    return {"negligible_share": limits.share, "negligible_change": limits.change}
+
 
 @app.command()
 @user_errors
@@ -55,15 +87,19 @@ def sweep(
     ] = False,
     dpi: DpiOpt = None,
     formats: FormatsOpt = None,
+    negligible_share: NegligibleShareOpt = None,
+    negligible_change: NegligibleChangeOpt = None,
 ):
     """Run a study's variants on the same deals, then compare them.
 
     Every variant x player count goes into OUT/<variant>-<players>p/ (the same seed: common
-    random numbers), then the comparison report is written."""
+    random numbers), then the comparison report is written (with several player counts,
+    one per count and one across them)."""
     from ..studies.file import load_study
     from ..studies.sweep import SweepInterrupted, plan_sweep, run_sweep
 
     charts = dict(zip(("dpi", "formats"), chart_options(dpi, formats), strict=True))
+    charts |= verdict_options(negligible_share, negligible_change)
     study = load_study(study_file)
     if out is None:
         if resume:
@@ -118,12 +154,15 @@ def compare(
     ] = False,
     dpi: DpiOpt = None,
     formats: FormatsOpt = None,
+    negligible_share: NegligibleShareOpt = None,
+    negligible_change: NegligibleChangeOpt = None,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
     from ..folder.writer import read_meta
     from ..studies.sweep import comparison_writer
 
     dpi_, formats_ = chart_options(dpi, formats)
+    verdict = verdict_options(negligible_share, negligible_change)
     if len(run_dirs) < 2:
         raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
     names = [folder.name for folder in run_dirs]
@@ -156,7 +195,14 @@ def compare(
         )
     with lock_folder(out):
         written = write_comparison(
-            run_dirs, out, names=names, base=index, title=title, dpi=dpi_, formats=formats_
+            run_dirs,
+            out,
+            names=names,
+            base=index,
+            title=title,
+            dpi=dpi_,
+            formats=formats_,
+            **verdict,
         )
     for path in written:
         typer.echo(f"wrote {path}")

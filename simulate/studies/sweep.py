@@ -2,7 +2,9 @@
 
 ``OUT/`` receives ``study.toml`` (a copy of the study file), one ordinary run folder per
 cell, ``OUT/<variant>-<players>p/``, and the comparison report of the variants: in ``OUT/``
-itself when the study has one player count, else one per count in ``OUT/compare-<N>p/``.
+itself when the study has one player count, else one per count in ``OUT/compare-<N>p/``
+and, across the counts, one in ``OUT/`` (``players.csv``: each measure by player count and
+variant, :mod:`analysis.comparisons.players`).
 
 Everything is checked before anything is written (:func:`plan_sweep`). A folder that
 already holds a study is refused unless ``force`` (its cells are overwritten) or ``resume``
@@ -20,6 +22,7 @@ from pathlib import Path
 from ..errors import CardsimError
 from ..folder.lock import FolderInUse, is_locked, lock_folder
 from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
+from ..skill import SKILL_FOLDER
 from .file import Cell, Study, expected_meta
 
 STUDY_COPY = "study.toml"
@@ -40,6 +43,9 @@ class SweepPlan:
     actions: list[str]
     games: int | None
     """The ``--games`` override, or None."""
+    skill_actions: list[str] | None = None
+    """What to do with each cell's skill games (``<cell>/skill``), where the study asks
+    for them (``skill = "..."``)."""
 
     def cell_folder(self, cell: Cell) -> Path:
         return self.out / cell.folder_name
@@ -81,7 +87,18 @@ def plan_sweep(
             "overwrite it, or choose another --out"
         )
     actions = [_action(out / cell.folder_name, cell, games) if resume else RUN for cell in cells]
-    return SweepPlan(study, out, cells, actions, games)
+    skill_actions = [
+        _action(out / cell.folder_name / SKILL_FOLDER, _skill_cell(cell), games)
+        if resume and cell.skill is not None
+        else RUN
+        for cell in cells
+    ]
+    return SweepPlan(study, out, cells, actions, games, skill_actions)
+
+
+def _skill_cell(cell: Cell) -> Cell:
+    """The cell of ``cell``'s skill games: its variant and players, the skill request."""
+    return Cell(cell.variant, cell.players, cell.skill)
 
 
 def _action(folder: Path, cell: Cell, games: int | None) -> str:
@@ -117,7 +134,8 @@ def run_sweep(
     charts: dict | None = None,
 ) -> list[Path]:
     """Run every cell of the plan, then (``compare``) write the comparison reports, with
-    ``charts`` (``dpi``, ``formats``) passed on to ``write_comparison``.
+    ``charts`` (``dpi``, ``formats``; the verdict's ``negligible_share``,
+    ``negligible_change``) passed on to ``write_comparison``.
 
     Returns the comparison reports written (HTML and Markdown paths). Raises
     :class:`SweepInterrupted` when a cell is interrupted (its finished chunks are kept).
@@ -132,38 +150,51 @@ def run_sweep(
 
 
 def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size) -> None:
+    total = len(plan.cells)
+    skill_actions = plan.skill_actions or [RUN] * total
+    for number, cell in enumerate(plan.cells, 1):
+        folder = plan.cell_folder(cell)
+        label = f"[{number}/{total}] {cell.variant.name}, {cell.players} players"
+        runs = [(cell.request, folder, plan.actions[number - 1], f"{label} -> {folder}")]
+        if cell.skill is not None:  # the study's skill games, into <cell>/skill
+            skill = folder / SKILL_FOLDER
+            runs.append(
+                (cell.skill, skill, skill_actions[number - 1], f"{label}, skill -> {skill}")
+            )
+        for request, where, action, text in runs:
+            _play(plan, request, where, action, text, progress, echo, chunk_size)
+
+
+def _play(plan, request, folder: Path, action: str, label: str, progress, echo, chunk_size):
+    """One run of the study into ``folder``: played (``run``), completed (``resume``) or
+    kept (``skip``)."""
     from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
 
-    total = len(plan.cells)
-    for number, (cell, action) in enumerate(zip(plan.cells, plan.actions, strict=True), 1):
-        folder = plan.cell_folder(cell)
-        label = f"[{number}/{total}] {cell.variant.name}, {cell.players} players -> {folder}"
-        if action == SKIP:
-            echo(f"{label}: complete, kept")
-            continue
-        if action == RESUME:
-            writer, _ = RunWriter.resume(folder)
-            units = "matches" if cell.request.match_play else "games"
-            echo(f"{label}: resuming after {writer.manifest.completed:,} {units}")
-        else:
-            writer = RunWriter(folder, cell.request.meta(), force=True)
-            echo(label)
-        with writer:
-            try:
-                stream(
-                    cell.request, writer, progress=progress, chunk_size=chunk_size or DEFAULT_CHUNK
-                )
-            except RunInterrupted as exc:
-                what = "complete, then interrupted" if exc.complete else str(exc)
-                raise SweepInterrupted(
-                    f"{label}: {what}; the finished cells are kept; resume with: "
-                    f"{plan.resume_command()}"
-                ) from None
+    if action == SKIP:
+        echo(f"{label}: complete, kept")
+        return
+    if action == RESUME:
+        writer, _ = RunWriter.resume(folder)
+        units = "matches" if request.match_play else "games"
+        echo(f"{label}: resuming after {writer.manifest.completed:,} {units}")
+    else:
+        writer = RunWriter(folder, request.meta(), force=True)
+        echo(label)
+    with writer:
+        try:
+            stream(request, writer, progress=progress, chunk_size=chunk_size or DEFAULT_CHUNK)
+        except RunInterrupted as exc:
+            what = "complete, then interrupted" if exc.complete else str(exc)
+            raise SweepInterrupted(
+                f"{label}: {what}; the finished cells are kept; resume with: "
+                f"{plan.resume_command()}"
+            ) from None
 
 
 def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print, **charts) -> list[Path]:
-    """One comparison report per player count (the first variant is the base); ``charts``
-    (``dpi``, ``formats``) as ``write_comparison`` takes them."""
+    """One comparison report per player count (the first variant is the base), and with
+    several counts the report across them; ``charts`` (``dpi``, ``formats``,
+    ``negligible_share``, ``negligible_change``) as ``write_comparison`` takes them."""
     write_comparison = comparison_writer()
     if write_comparison is None:
         echo("comparison report skipped: this installation has no analysis.comparisons.report")
@@ -183,6 +214,13 @@ def write_comparisons(plan: SweepPlan, echo: Callable[[str], None] = print, **ch
             title=title,
             **charts,
         )
+        written.extend(Path(path) for path in paths)
+    if len(counts) > 1:
+        from analysis.comparisons.players import write_players_report
+
+        folders = [plan.comparison_folder(players) for players in counts]
+        charts_only = {k: v for k, v in charts.items() if k in ("dpi", "formats")}
+        paths = write_players_report(plan.out, folders, title=plan.study.title, **charts_only)
         written.extend(Path(path) for path in paths)
     return written
 
