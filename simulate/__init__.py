@@ -6,7 +6,9 @@ on first use.
 
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
-:func:`sweep`, :func:`compare`, :func:`tournament` (tables as DataFrames) and :func:`tune`;
+:func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
+:func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
+:func:`explore` (a search of the rule space);
 they live in :mod:`simulate.api`.
 
 Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simulate.games`
@@ -16,10 +18,10 @@ Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simula
 
 from __future__ import annotations
 
-from .api import compare, simulate, sweep, tournament, tune
+from .api import balance, compare, explore, simulate, sweep, tournament, tune
 
 __version__ = "0.2.0"
-__all__ = ["compare", "run", "simulate", "sweep", "tournament", "tune"]
+__all__ = ["balance", "compare", "explore", "run", "simulate", "sweep", "tournament", "tune"]
 
 
 def run(game, **options):

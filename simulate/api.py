@@ -3,10 +3,12 @@
 ============================  ==============================================================
 ``simulate(game, ...)``       a run, as :class:`analysis.load.Run`: ``meta``, ``games`` (one
                               row per game, per deal in match play) and ``matches``
+``balance(game, ...)``        a run and its skill games: the balance measures' table
 ``sweep(study, ...)``         a house-rule study: the comparison table of its variants
 ``compare(*dirs, ...)``       the comparison table of run folders
 ``tournament(game, ...)``     every strategy against every other: win shares and ratings
 ``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
+``explore(game, ...)``        a search of the rule space for the aims: the explore table
 ============================  ==============================================================
 
 Every argument after the first is keyword-only, named as the command's option
@@ -43,6 +45,12 @@ numpy)."""
 
 COMPARISON_CSV = "comparison.csv"
 """The table a comparison writes beside its report (one row per variant)."""
+
+NEGLIGIBLE_SHARE = 0.5
+NEGLIGIBLE_CHANGE = 2.0
+"""The verdict's default thresholds: percentage points of a share, percent of a mean
+(:data:`analysis.comparisons.verdict.NEGLIGIBLE_SHARE`, ``NEGLIGIBLE_CHANGE``, which this
+module does not import: it would load pandas)."""
 
 
 def _echo(progress: bool) -> Callable[[str], None]:
@@ -119,6 +127,114 @@ def simulate(
     return Run(path=None, meta=meta, games=records, matches=matches)
 
 
+def balance(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int = 100_000,
+    seed: int | None = None,
+    threads: int | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str = "hold-wilds",
+    skill_games: int | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    report: bool = False,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Play a run and its skill games, as ``cardsim balance``, and return the balance
+    measures (:func:`analysis.balance.balance_measures`): one row per measure
+    (``first_seat_advantage``, ``seat_spread``, ``decisive``, ``turns``, ``turns_p90``,
+    ``lead_changes``, ``comebacks``, ``skill``), columns ``value``, ``lo``, ``hi`` (95%
+    interval) and ``definition``.
+
+    The run is :func:`simulate`'s (``players``, ``games``, ``seed``, ``rules``,
+    ``strategies``); the skill games put ``skill`` (any strategy) in one seat and
+    ``random`` in the others, every deal once per seat on the run's seed (so on its deals),
+    ``skill_games`` deals or matches (default ``games``). A game without choices plays no
+    skill games: its skill is 0 by definition, and ``skill`` other than the default is a
+    mistake. With ``out`` the run folder is written, the skill games into ``out/skill``
+    (refused where runs are, unless ``force``), and ``report=True`` writes the report with
+    its Balance section and ``balance.csv``; without ``out`` nothing is written."""
+    from analysis.balance import balance_table
+
+    from .games.registry import resolve_game
+    from .request import make_request
+    from .skill import DEFAULT_SKILL, SKILL_FOLDER, skill_seats
+
+    if report and out is None:
+        raise CardsimError("report=True needs out=DIR: the report is written into the run folder")
+    info = resolve_game(game)
+    main = make_request(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        rules=rules,
+        strategies=strategies,
+    )
+    skilled = None
+    if info.spec.takes_strategies:
+        try:
+            skilled = make_request(
+                game,
+                players=main.players,
+                games=games if skill_games is None else skill_games,
+                seed=main.seed,
+                threads=threads,
+                rules=main.rules,
+                strategies=skill_seats(skill, main.players),
+                rotate_seats=True,
+            )
+        except CardsimError as exc:
+            raise CardsimError(f"skill: {exc}") from None
+    elif skill != DEFAULT_SKILL or skill_games is not None:
+        raise CardsimError(
+            f"{info.name} has no choices to make, so no skill games (its skill is 0 by "
+            "definition): give it no skill or skill_games"
+        )
+    skill_out = None if out is None else Path(out) / SKILL_FOLDER
+    if skilled is not None and skill_out is not None and not force:
+        from .folder.writer import holds_run
+
+        if holds_run(skill_out):
+            raise CardsimError(
+                f"{skill_out} already holds skill games; choose another out, or pass "
+                "force=True to overwrite them"
+            )
+    common = {"threads": threads, "force": force, "progress": progress}
+    run = simulate(
+        game,
+        players=main.players,
+        games=main.games,
+        seed=main.seed,
+        out=out,
+        rules=main.rules,
+        strategies=list(main.specs) or None,
+        **common,
+    )
+    skill_run = None
+    if skilled is not None:
+        skill_run = simulate(
+            game,
+            players=skilled.players,
+            games=skilled.games,
+            seed=skilled.seed,
+            out=skill_out,
+            rules=main.rules,
+            strategies=list(skilled.specs),
+            rotate_seats=True,
+            **common,
+        )
+    if report:
+        from analysis.reports import write_report
+
+        write_report(out)
+    return balance_table(run, skill=skill_run)
+
+
 def sweep(
     study: str | Path | Study,
     *,
@@ -129,25 +245,31 @@ def sweep(
     resume: bool = False,
     report: bool = True,
     progress: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
 ) -> pd.DataFrame:
     """Run a house-rule study, as ``cardsim sweep STUDY.toml --out OUT``, and return its
     comparison table: one row per variant and player count, with the figures, intervals,
-    differences from the base variant and tests that the comparison report shows (the
-    columns of ``comparison.csv``; ``docs/python.md`` lists them).
+    differences from the base variant, tests and verdict that the comparison report shows
+    (the columns of ``comparison.csv``; ``docs/python.md`` lists them).
 
     ``study`` is a study file (a path) or a :class:`simulate.studies.file.Study`.
     ``games`` replaces the study's games per cell (a quick trial); ``force`` overwrites a
     folder that holds a study, ``resume`` completes one. With ``report`` (the default) the
-    comparison report is written as the command writes it (one per player count) and the
-    table is read from its ``comparison.csv``; without, nothing but the runs is written and
-    the table is computed in memory."""
+    comparison report is written as the command writes it (one per player count, and with
+    several counts one across them) and the table is read from its ``comparison.csv``;
+    without, nothing but the runs is written and the table is computed in memory.
+    ``negligible_share`` (percentage points of a share, 0 to under 100) and
+    ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
+    thresholds, as ``--negligible-share`` and ``--negligible-change``."""
     from .studies.file import load_study
     from .studies.sweep import plan_sweep, run_sweep
 
+    verdict = _verdict_options(negligible_share, negligible_change)
     if not hasattr(study, "cells"):
         study = load_study(study)
     plan = plan_sweep(study, out, games, threads, force, resume)
-    run_sweep(plan, progress=progress, compare=report, echo=_echo(progress))
+    run_sweep(plan, progress=progress, compare=report, echo=_echo(progress), charts=verdict)
     counts = sorted({cell.players for cell in plan.cells})
     tables = []
     for players in counts:
@@ -157,7 +279,9 @@ def sweep(
         else:
             folders = [plan.cell_folder(cell) for cell in cells]
             tables.append(
-                comparison_frame(folders, names=[cell.variant.name for cell in cells], base=0)
+                comparison_frame(
+                    folders, names=[cell.variant.name for cell in cells], base=0, **verdict
+                )
             )
     import pandas as pd
 
@@ -171,18 +295,22 @@ def compare(
     names: Sequence[str] | None = None,
     title: str | None = None,
     force: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
 ) -> pd.DataFrame:
     """Compare run folders, as ``cardsim compare DIR DIR ...``, and return the comparison
     table (the columns of ``comparison.csv``): one row per run, its figures and intervals,
     and against the base run the differences with their intervals and tests (paired where
-    the runs played the same deals).
+    the runs played the same deals) and the verdict in words.
 
     ``base``: the run the others are compared with, by folder name or position (default:
     the first); ``names`` label the runs (default: the folders' names). With ``out`` the
     comparison report is written there too (refused where one already is, unless
-    ``force``); without, nothing is written."""
+    ``force``); without, nothing is written. ``negligible_share`` and
+    ``negligible_change``: the verdict's thresholds, as for :func:`sweep`."""
     from .folder.lock import lock_folder
 
+    verdict = _verdict_options(negligible_share, negligible_change)
     if len(dirs) == 1 and not isinstance(dirs[0], str | Path):
         dirs = tuple(dirs[0])  # compare([a, b]) as well as compare(a, b)
     folders = [Path(d) for d in dirs]
@@ -195,7 +323,7 @@ def compare(
     names = [str(name) for name in names]
     index = _base_index(base, folders, names)
     if out is None:
-        return comparison_frame(folders, names=names, base=index)
+        return comparison_frame(folders, names=names, base=index, **verdict)
     from analysis.comparisons.report import write_comparison
 
     out = Path(out)
@@ -205,8 +333,20 @@ def compare(
             "force=True to overwrite it"
         )
     with lock_folder(out):
-        write_comparison(folders, out, names=names, base=index, title=title)
+        write_comparison(folders, out, names=names, base=index, title=title, **verdict)
     return read_comparison(out / COMPARISON_CSV)
+
+
+def _verdict_options(share: float, change: float) -> dict[str, float]:
+    """The verdict's thresholds checked, as ``write_comparison`` takes them."""
+    from analysis.comparisons.verdict import thresholds
+    from analysis.errors import ReportError
+
+    try:
+        limits = thresholds(share, change)
+    except ReportError as exc:
+        raise CardsimError(str(exc)) from None
+    return {"negligible_share": limits.share, "negligible_change": limits.change}
 
 
 def _base_index(base: str | int | None, folders: list[Path], names: list[str]) -> int:
@@ -223,28 +363,45 @@ def _base_index(base: str | int | None, folders: list[Path], names: list[str]) -
 
 
 def comparison_frame(
-    run_dirs: Sequence[str | Path], names: Sequence[str] | None = None, base: int = 0
+    run_dirs: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    base: int = 0,
+    *,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
 ) -> pd.DataFrame:
     """The comparison table of ``run_dirs`` computed without writing anything: what
     :func:`analysis.comparisons.write_comparison` writes as ``comparison.csv``, and
     :func:`read_comparison` reads back (the same numbers, to ten significant digits)."""
-    from analysis.comparisons.report import _variants
-    from analysis.comparisons.variants import comparison_table
+    from analysis.comparisons.report import compare_runs
+    from analysis.comparisons.verdict import thresholds
 
-    variants, bases = _variants(run_dirs, names, base)
-    table = comparison_table(variants, bases)
+    limits = thresholds(negligible_share, negligible_change)
+    _, _, table = compare_runs(run_dirs, names, base, limits=limits)
     text = table.to_csv(index=False, float_format="%.10g")
     return read_comparison(io.StringIO(text))
+
+
+_COUNT_COLUMNS = frozenset(
+    ("players", "games", "first_wins", "matches", "pairs", "first_base_only")
+    + ("first_variant_only", "length_pairs", "match_pairs")
+)
+"""The columns of ``comparison.csv`` that count (whole numbers); the others are figures."""
 
 
 def read_comparison(source) -> pd.DataFrame:
     """A ``comparison.csv`` (a path or a text buffer) as a DataFrame: the significance
     columns (``<test>_significant``: true, false, or empty on the base rows) as pandas'
-    nullable booleans, ``is_base`` as booleans."""
+    nullable booleans, ``is_base`` as booleans, the counts (games, wins, pairs) as integers
+    and every other number as a float."""
     import pandas as pd
 
     table = pd.read_csv(source)
     for column in table.columns:
+        if pd.api.types.is_integer_dtype(table[column]) and column not in _COUNT_COLUMNS:
+            # a figure that happens to be whole here (a median, a percentile) reads as the
+            # float it is, as in another player count's table where it is not whole
+            table[column] = table[column].astype(float)
         if column.endswith("_significant"):
             table[column] = table[column].astype("boolean")
     if "is_base" in table:
@@ -374,3 +531,66 @@ def tune(
 
         write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
     return result
+
+
+def explore(
+    game: str,
+    *,
+    vary: dict | Sequence[str],
+    aim: dict | Sequence[str],
+    players: int | None = None,
+    budget: int = 1_000_000,
+    seed: int | None = None,
+    method: str = "auto",
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str | None = None,
+    first_round: int = 1_000,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Search the rule space for the rule sets that best meet the aims, as ``cardsim
+    explore``, and return the explore table (``explore.csv``): one row per rule set
+    measured, a column per varied knob, ``games`` (every deal it played, skill and
+    held-out deals included), for each aim ``<measure>``, ``<measure>_lo``,
+    ``<measure>_hi`` (95%; held-out estimates where ``confirmed``), then ``confirmed``,
+    ``base``, ``pick`` (1 for the best), ``front``, ``rounds`` and ``dropped``.
+
+    ``vary``: ``{knob: values}`` (a list, or a string such as ``"5..9"`` or
+    ``"none,same_rank"``) or ``--vary`` items (``["hand_size=5..9"]``); ``aim``:
+    ``{measure: target | "max" | "min" | None}`` or ``--aim`` items
+    (``["first_seat_advantage", "turns=min"]``). ``budget`` caps the deals played (every
+    seating, match deal, skill and held-out deal counted); ``method`` is ``auto``,
+    ``exhaustive`` or ``search``; ``rules`` and ``strategies`` fix the base rules and seats
+    (match play off unless ``rules`` sets ``match_deals`` or ``target_score``); ``skill``
+    the skilled strategy when skill is aimed (default ``hold-wilds``). With ``out`` the
+    files and (``report``) the report are written there (refused where an exploration is,
+    unless ``force``); without, nothing is written. The table holds the numbers of
+    ``explore.csv`` (read back from its text), and the same seed gives the same table."""
+    from .exploration import explore_into
+    from .exploration.files import explore_table, read_explore, table_csv
+    from .exploration.plan import plan_explore
+    from .exploration.run import run_explore
+
+    plan = plan_explore(
+        game,
+        players=players,
+        vary=vary,
+        aim=aim,
+        budget=budget,
+        seed=seed,
+        method=method,
+        first_round=first_round,
+        rules=rules,
+        strategies=strategies,
+        skill=skill,
+        threads=threads,
+    )
+    if out is None:
+        table = explore_table(run_explore(plan, echo=_echo(progress)))
+    else:
+        table, _, _ = explore_into(plan, out, force=force, report=report, echo=_echo(progress))
+    return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds

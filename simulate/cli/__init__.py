@@ -1,7 +1,9 @@
 """The ``cardsim`` command line (typer), one module per group of commands:
 
 - :mod:`.runs`: ``simulate``, ``report``, ``verify``;
+- :mod:`.balance`: ``balance`` (a run, its skill games and every balance measure);
 - :mod:`.studies`: ``sweep``, ``compare``;
+- :mod:`.explore`: ``explore`` (a search of the rule space for balanced house rules);
 - :mod:`.strategies`: ``tournament``, ``tune``;
 - :mod:`.games`: ``rules``, ``play``, ``replay``, ``search``.
 
@@ -14,10 +16,10 @@ from __future__ import annotations
 
 import typer
 
-from . import games, runs, strategies, studies
+from . import balance, explore, games, runs, strategies, studies
 from .common import app
 
-ORDER = [module.__name__ for module in (runs, studies, strategies, games)]
+ORDER = [module.__name__ for module in (runs, balance, studies, explore, strategies, games)]
 """The order of the commands in ``cardsim --help``: a run first, one game last."""
 app.registered_commands.sort(key=lambda command: ORDER.index(command.callback.__module__))
 

@@ -1,0 +1,173 @@
+"""``cardsim explore``: search the rule space for the rule sets that best meet the aims."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import CardsimError
+from .common import (
+    ConfigOpt,
+    PlayersOpt,
+    PlayThreadsOpt,
+    RuleOpt,
+    SeatsOpt,
+    SeedOpt,
+    app,
+    count_option,
+    game_names,
+    rule_overrides,
+    seat_list,
+    user_errors,
+)
+
+
+@app.command()
+@user_errors
+def explore(
+    game: Annotated[
+        str,
+        typer.Argument(
+            metavar="GAME|FILE.toml",
+            help=f"Game: {game_names()}; or an explore file (docs/designing-house-rules.md).",
+        ),
+    ],
+    vary: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--vary",
+            help="A knob and its values, KNOB=V1,V2,... or KNOB=A..B for whole numbers "
+            "(repeatable): the space is the product of the lists (no default: one or more).",
+        ),
+    ] = None,
+    aim: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--aim",
+            help="MEASURE[=TARGET|max|min] (repeatable): first_seat_advantage, seat_spread, "
+            "decisive, turns, turns_p90, lead_changes, comebacks, skill; the advantage and "
+            "the spread may be bare (aim at 0) (no default: one or more).",
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        count_option(
+            "Deals to play at most, every seating, match deal and skill game counted "
+            "(default: 1,000,000)."
+        ),
+    ] = None,
+    players: PlayersOpt = None,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for explore.csv, best.toml and the report "
+            "(default: results/explore-<game>-<timestamp>)."
+        ),
+    ] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            help="auto (exhaustive when every rule set's first round takes at most half the "
+            "search's deals), exhaustive, or search (optuna proposes) (default: auto)."
+        ),
+    ] = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    seats: SeatsOpt = None,
+    skill: Annotated[
+        str | None,
+        typer.Option(
+            help="The skilled strategy of the skill games, when skill is aimed "
+            "(default: hold-wilds)."
+        ),
+    ] = None,
+    first_round: Annotated[
+        int | None,
+        count_option(
+            "Games (matches) each rule set plays in the first racing round (default: 1,000)."
+        ),
+    ] = None,
+    threads: PlayThreadsOpt = None,
+    force: Annotated[
+        bool, typer.Option(help="Overwrite a folder that holds an exploration.")
+    ] = False,
+):
+    """Search the rule sets made by the --vary lists for those that best meet the aims.
+
+    Candidates are raced on common random numbers (the clearly beaten dropped after each
+    round), the best confirmed on held-out deals beside the base rules. Writes
+    DIR/explore.csv, DIR/best.toml (a study for 'cardsim sweep'), DIR/explore.json and the
+    report (DIR/report.html, DIR/report.md)."""
+    from ..exploration import check_out, explore_into
+    from ..exploration.file import is_explore_file, locate, read_explore_file
+    from ..exploration.plan import DEFAULT_BUDGET, FIRST_ROUND, plan_explore
+
+    given = {
+        "budget": budget,
+        "seed": seed,
+        "method": method,
+        "first_round": first_round,
+        "threads": threads,
+    }
+    given = {key: value for key, value in given.items() if value is not None}
+    if is_explore_file(game):
+        fixed = {
+            "--vary": vary,
+            "--aim": aim,
+            "--rule": rule,
+            "--config": config,
+            "--seats": seats,
+            "--players": players,
+            "--skill": skill,
+        }
+        clash = [option for option, value in fixed.items() if value]
+        if clash:
+            raise CardsimError(
+                f"{clash[0]} is not taken with an explore file ({game}): it comes from the "
+                "file; --budget, --seed, --method, --first-round, --threads, --out and --force "
+                "may change a file's run"
+            )
+        name, settings, _ = read_explore_file(game)
+        settings.update(given)
+        try:
+            plan = plan_explore(name, **settings)
+        except CardsimError as exc:
+            raise locate(game, exc) from None
+    else:
+        settings = {
+            "players": players,
+            "vary": vary or [],
+            "aim": aim or [],
+            "budget": DEFAULT_BUDGET,
+            "first_round": FIRST_ROUND,
+            "rules": rule_overrides(config, rule, game),
+            "strategies": seat_list(None, seats),
+            "skill": skill,
+            **given,
+        }
+        plan = plan_explore(game, **settings)
+    if out is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("results") / f"explore-{plan.game.name}-{stamp}"
+    check_out(out, force)
+    typer.echo(
+        f"{plan.title}: {plan.space.size:,} rule sets ({len(plan.space.valid):,} playable), "
+        f"method {plan.method}, budget {plan.budget:,} deals, seed {plan.seed} -> {out}",
+        err=True,
+    )
+    table, meta, result = explore_into(
+        plan, out, force=force, echo=lambda line: typer.echo(line, err=True)
+    )
+    typer.echo(f"wrote {out / 'explore.csv'}, {out / 'best.toml'} and {out / 'report.html'}")
+    for candidate in result.picks:
+        label = candidate.rule_set.label(plan.knobs)
+        figures = ", ".join(
+            f"{a.measure} {v:.4g} [{lo:.4g}, {hi:.4g}]"
+            for a, (v, lo, hi) in zip(plan.aims, candidate.values(plan.aims, True), strict=True)
+        )
+        rank = result.picks.index(candidate) + 1
+        typer.echo(f"best {rank}: {label}: {figures} (held out)")

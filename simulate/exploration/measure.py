@@ -1,0 +1,228 @@
+"""Playing a candidate rule set on a range of deal indices and measuring it, every deal
+charged to the search's budget.
+
+A candidate's games (matches, in match play) ``first .. stop − 1`` are the same deals for
+every candidate that deals the same cards (game ``i`` depends only on ``(seed, i)``):
+common random numbers. With ``skill`` aimed, the same indices are also played as skill
+games (the skilled strategy in seat 0, ``random`` elsewhere, every seating), which cost
+``players`` deals per deal. The measures come from :func:`analysis.balance.balance_measures`
+on everything a sample holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import CardsimError
+from ..request import Request
+from .plan import known_deals
+from .space import Aim, RuleSet
+
+SMALL_CHUNK = 64
+"""Matches per kernel call when a match's deals are not known in advance (``target_score``):
+the budget is checked before each call."""
+
+
+@dataclass
+class Sample:
+    """The records a candidate played on some deal indices: Arrow tables of its games, its
+    matches (match play) and its skill games, with the units (games or matches) and deals
+    (records, every seating of the skill games included) they hold."""
+
+    games: list[pa.Table] = field(default_factory=list)
+    matches: list[pa.Table] = field(default_factory=list)
+    skill: list[pa.Table] = field(default_factory=list)
+    units: int = 0
+    deals: int = 0
+
+    def clear(self) -> None:
+        """Forget the records (the counts stay): a candidate out of the race keeps its
+        estimates only."""
+        self.games, self.matches, self.skill = [], [], []
+
+
+@dataclass
+class Candidate:
+    """A rule set under measurement: its requests (its own games, and its skill games when
+    skill is aimed), what it played in the search and on held-out deals, its estimates."""
+
+    rule_set: RuleSet | None
+    """None for the base rules when they are not a point of the space."""
+    request: Request
+    skill_request: Request | None
+    search: Sample = field(default_factory=Sample)
+    held_out: Sample = field(default_factory=Sample)
+    rounds: int = 0
+    """Racing rounds played."""
+    dropped: int | None = None
+    """The round after which the race dropped it (None: still in the race)."""
+    estimates: Any = None
+    """The latest :func:`analysis.balance.balance_measures` table of the search deals."""
+    confirmed: Any = None
+    """That table on the held-out deals, once confirmed."""
+    is_base: bool = False
+    twin_of: Any = None
+    """The best rule set this one plays exactly like (:func:`~.racing.plays_alike`), if any."""
+
+    @property
+    def alive(self) -> bool:
+        return self.dropped is None
+
+    @property
+    def index(self) -> int:
+        """Its position in the space's product (−1 for base rules outside the space)."""
+        return self.rule_set.index if self.rule_set is not None else -1
+
+    @property
+    def deals(self) -> int:
+        """Every deal it played: search, skill and held-out."""
+        return self.search.deals + self.held_out.deals
+
+    def values(self, aims: tuple[Aim, ...], confirmed: bool = False) -> list[tuple[float, ...]]:
+        """``(value, lo, hi)`` of each aim's measure (search or held-out estimates)."""
+        table = self.confirmed if confirmed else self.estimates
+        return [
+            tuple(float(x) for x in table.loc[aim.measure, ["value", "lo", "hi"]]) for aim in aims
+        ]
+
+    def losses(self, aims: tuple[Aim, ...]) -> list[tuple[float, float, float]]:
+        """``(loss, smallest loss, largest loss)`` of each aim on the search estimates."""
+        out = []
+        for aim, (value, lo, hi) in zip(aims, self.values(aims), strict=True):
+            out.append((aim.loss(value), *aim.loss_range(lo, hi)))
+        return out
+
+
+class Budget:
+    """The deals the search may play, and those it has played. A block is played only
+    when its cost fits what is left: exactly known for single deals and matches of a fixed
+    number of deals. Matches played to a score are played in chunks of
+    :data:`SMALL_CHUNK`, each started only when it fits at the longest match seen so far;
+    blocks of them are planned at the typical match (the mean seen, a quarter more)."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.spent = 0
+        self.longest_match = 1
+        self.matches = 0
+        self.match_deals = 0
+
+    @property
+    def left(self) -> int:
+        return self.total - self.spent
+
+    def per_unit(self, candidate: Candidate, *, planning: bool = False) -> int:
+        """Deals one game (match) of ``candidate`` costs, skill games included: exact unless
+        its matches run to a score; then the longest match seen so far, or with
+        ``planning`` the typical one."""
+        deals = known_deals(candidate.request)
+        if deals is None:
+            deals = self.longest_match
+            if planning and self.matches:
+                deals = min(deals, math.ceil(1.25 * self.match_deals / self.matches))
+        seatings = len(candidate.skill_request.seatings()) if candidate.skill_request else 0
+        return deals * (1 + seatings)
+
+    def saw_matches(self, matches: pa.Table) -> None:
+        """Learn the length of matches just played."""
+        if "deals" not in matches.column_names or matches.num_rows == 0:
+            return
+        deals = matches.column("deals")
+        self.longest_match = max(self.longest_match, int(pc.max(deals).as_py()))
+        self.matches += matches.num_rows
+        self.match_deals += int(pc.sum(deals).as_py())
+
+
+def play(
+    candidate: Candidate,
+    sample: Sample,
+    first: int,
+    stop: int,
+    budget: Budget,
+) -> int:
+    """Play ``candidate``'s games (matches) ``first .. stop − 1`` into ``sample``, and
+    the skill games on the same indices, charging ``budget``; returns the units played
+    (fewer than asked only when matches played to a score would overrun the budget)."""
+    from ..engine import play_chunks
+
+    exact = known_deals(candidate.request) is not None
+    step = stop - first if exact else SMALL_CHUNK
+    done = first
+    while done < stop:
+        end = min(stop, done + step)
+        if budget.per_unit(candidate) * (end - done) > budget.left:
+            break
+        for request, games, matches in (
+            (candidate.request, sample.games, sample.matches),
+            (candidate.skill_request, sample.skill, None),
+        ):
+            if request is None:
+                continue
+            for _, _, chunk in play_chunks(request, spans=[(done, end)]):
+                games.append(_without_seats(chunk.games, request))
+                sample.deals += chunk.games.num_rows
+                budget.spent += chunk.games.num_rows
+                if matches is not None and chunk.matches is not None:
+                    matches.append(chunk.matches)
+                    budget.saw_matches(chunk.matches)
+        sample.units += end - done
+        done = end
+    return done - first
+
+
+def _without_seats(table: pa.Table, request: Request) -> pa.Table:
+    """The records without their per-seat columns (``cards_left_<i>``…), which no balance
+    measure reads: a candidate keeps its records through the race, and these are half
+    of them."""
+    per_seat = [
+        name
+        for column in request.game.spec.columns
+        if "<i>" in column.name
+        for name in column.names(request.players)
+    ]
+    return table.drop_columns([name for name in per_seat if name in table.column_names])
+
+
+def frame(tables: list[pa.Table], meta: dict):
+    """Arrow tables of records as one DataFrame, as a run folder reads back: ``end``
+    categorical, the run's metadata in ``attrs``."""
+    table = pa.concat_tables(tables)
+    records = table.to_pandas()
+    if "end" in records:
+        records["end"] = records["end"].astype("category")
+    records.attrs.update(meta)
+    return records
+
+
+def measure(candidate: Candidate, sample: Sample, aims: tuple[Aim, ...]):
+    """The balance measures of everything ``sample`` holds (the table of
+    :func:`analysis.balance.balance_measures`); raises when an aimed measure cannot be
+    computed for this game."""
+    from analysis.balance import balance_measures
+
+    request = candidate.request
+    meta = request.meta()
+    games = frame(sample.games, meta)
+    matches = frame(sample.matches, meta) if sample.matches else None
+    skill = None
+    if sample.skill:
+        skill = frame(sample.skill, candidate.skill_request.meta())
+    table = balance_measures(
+        games, spec=request.game.spec, players=request.players, matches=matches, skill=skill
+    )
+    missing = [aim.measure for aim in aims if aim.measure not in table.index]
+    if missing:
+        raise CardsimError(
+            f"{missing[0]} cannot be measured for {request.game.name} (its records lack what "
+            f"it needs); measures here: {', '.join(table.index)}"
+        )
+    return table
+
+
+Echo = Callable[[str], None]

@@ -1,0 +1,306 @@
+"""An exploration played: candidates proposed (every rule set, or optuna's proposals), raced
+on common random numbers, the best confirmed on held-out deals beside the base rules.
+
+Rounds: round 1 plays games (matches) ``0 .. f − 1`` (``f`` = :attr:`Plan.first_round`)
+of every candidate; round ``k`` plays the next ``f · 2^(k−1)`` of every candidate still in
+the race, so that after round ``k`` each has played ``f · (2^k − 1)``, the same indices
+for all: candidates that deal alike are measured on the same deals. After each round (in
+round 1, after every :data:`BATCH_EXHAUSTIVE` rule sets or every batch of proposals) the
+clearly beaten are dropped (:mod:`simulate.exploration.racing`) and forget their records. The race ends when one
+candidate is left, or when the next round, even cut down to ``f`` games each, would not
+fit the search's deals. Then the best rule sets and the base rules play the held-out
+games (matches) ``2^40 ..`` (:data:`~simulate.exploration.plan.HOLDOUT_FIRST`), as many each
+as what is left of the budget pays for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .measure import Budget, Candidate, measure, play
+from .plan import BATCH, HOLDOUT_FIRST, PROPOSAL_SHARE, Plan
+from .racing import best, eliminate
+from .search import PATIENCE, Proposer
+
+BATCH_EXHAUSTIVE = 50
+"""``exhaustive``: rule sets played between two eliminations in round 1."""
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class Round:
+    """One racing round: the games (matches) ``first .. stop − 1`` played by
+    ``rule_sets`` candidates, the deals that cost, the candidates dropped after it and
+    those left."""
+
+    number: int
+    first: int
+    stop: int
+    rule_sets: int
+    deals: int
+    dropped: int
+    left: int
+
+
+@dataclass
+class Result:
+    """What an exploration found."""
+
+    plan: Plan
+    candidates: list[Candidate]
+    """Every candidate measured, in product order (base rules outside the space last)."""
+    picks: list[Candidate]
+    """The best rule sets, best first."""
+    front: list[Candidate]
+    """Several aims: the Pareto front the picks come from; one aim: those left in the race."""
+    base: Candidate
+    rounds: list[Round]
+    spent: int
+    held_out: int
+    """Games (matches) each confirmed rule set played on held-out deals."""
+    proposals: Counter = field(default_factory=Counter)
+    """``search``: optuna's proposals by outcome (``new``, ``again``, ``unplayable``)."""
+    elapsed_s: float = 0.0
+
+    @property
+    def confirmed(self) -> list[Candidate]:
+        """The rule sets measured on held-out deals: the picks, then the base rules."""
+        return [*self.picks, *([] if self.base in self.picks else [self.base])]
+
+
+def run_explore(plan: Plan, *, echo: Echo = lambda line: None) -> Result:
+    """Search ``plan``'s space, race, confirm; every deal charged to the budget."""
+    started = time.perf_counter()
+    budget = Budget(plan.budget)
+    state = _State(plan, budget, echo)
+    if plan.method == "exhaustive":
+        valid = plan.space.valid
+        for start in range(0, len(valid), BATCH_EXHAUSTIVE):
+            done = min(start + BATCH_EXHAUSTIVE, len(valid))
+            note = f" ({done:,} of {len(valid):,} rule sets)" if len(valid) > done or start else ""
+            state.first_round([state.candidate(rs) for rs in valid[start:done]], note=note)
+    else:
+        state.propose()
+    state.fold_first_rounds()
+    state.race()
+    picks, front = best(state.measured(), plan.aims)
+    base = state.base_candidate()
+    confirmed = [*picks, *([] if base in picks else [base])]
+    held_out = state.confirm(confirmed)
+    candidates = state.measured()
+    if base not in candidates:
+        candidates.append(base)
+    return Result(
+        plan=plan,
+        candidates=candidates,
+        picks=picks,
+        front=front,
+        base=base,
+        rounds=state.rounds,
+        spent=budget.spent,
+        held_out=held_out,
+        proposals=state.proposals,
+        elapsed_s=round(time.perf_counter() - started, 3),
+    )
+
+
+class _State:
+    def __init__(self, plan: Plan, budget: Budget, echo: Echo):
+        self.plan, self.budget, self.echo = plan, budget, echo
+        self.by_index: dict[int, Candidate] = {}
+        self.rounds: list[Round] = []
+        self.proposals: Counter = Counter()
+        self._dearest: int | None = None
+
+    @property
+    def _units(self) -> str:
+        return "matches" if self.plan.base.match_play else "games"
+
+    def candidate(self, rule_set) -> Candidate:
+        request = self.plan.request_of(rule_set)
+        found = Candidate(rule_set, request, self.plan.skill_request(request))
+        self.by_index[rule_set.index] = found
+        return found
+
+    def measured(self) -> list[Candidate]:
+        return [self.by_index[i] for i in sorted(self.by_index)]
+
+    def _measure(self, candidate: Candidate) -> None:
+        candidate.estimates = measure(candidate, candidate.search, self.plan.aims)
+
+    def first_round(self, batch: list[Candidate], *, note: str = "") -> None:
+        """Play round 1 of ``batch``, then drop the clearly beaten among all measured and
+        still in the race (so that only the race's candidates keep their records)."""
+        f = self.plan.first_round
+        spent = self.budget.spent
+        for candidate in batch:
+            play(candidate, candidate.search, 0, f, self.budget)
+            candidate.rounds = 1
+            self._measure(candidate)
+        alive = [c for c in self.measured() if c.alive and c.estimates is not None]
+        dropped = self._drop(alive, 1)
+        left = len(alive) - len(dropped)
+        self.rounds.append(
+            Round(1, 0, f, len(batch), self.budget.spent - spent, len(dropped), left)
+        )
+        self.echo(
+            f"round 1{note}: {len(batch):,} rule sets x {f:,} {self._units} (0 to "
+            f"{f - 1:,}), {len(dropped):,} dropped, {left:,} in the race; "
+            f"{self.budget.spent:,} of {self.plan.budget:,} deals spent"
+        )
+
+    def _drop(self, alive: list[Candidate], number: int) -> list[Candidate]:
+        dropped = eliminate(alive, self.plan.aims) if len(alive) > 1 else []
+        for candidate in dropped:
+            candidate.dropped = number
+            candidate.search.clear()
+        return dropped
+
+    def propose(self) -> None:
+        """``search``: optuna proposes batches of new rule sets; each plays round 1 and is
+        told its losses, while first rounds take at most PROPOSAL_SHARE of the search's
+        deals, new rule sets keep coming and the space is not exhausted."""
+        plan = self.plan
+        proposer = Proposer(plan.space, len(plan.aims), plan.seed)
+        limit = plan.search_budget * PROPOSAL_SHARE
+        stale, batches = 0, 0
+        while stale < PATIENCE and len(self.by_index) < len(plan.space.valid):
+            pending: list = []
+            batch: list[Candidate] = []
+            cost = self._dearest_batch_cost()
+            if batches and self.budget.spent + cost > limit:
+                break
+            while len(batch) < BATCH and stale < PATIENCE:
+                if len(self.by_index) >= len(plan.space.valid):
+                    break
+                trial, rule_set, _ = proposer.ask()
+                if rule_set is None:
+                    proposer.tell(trial, None)
+                    self.proposals["unplayable"] += 1
+                    stale += 1
+                elif rule_set.index in self.by_index:
+                    known = self.by_index[rule_set.index]
+                    if known.estimates is None:  # proposed twice in this batch
+                        pending.append((trial, known))
+                    else:
+                        proposer.tell(trial, [loss for loss, _, _ in known.losses(plan.aims)])
+                    self.proposals["again"] += 1
+                    stale += 1
+                else:
+                    candidate = self.candidate(rule_set)
+                    batch.append(candidate)
+                    pending.append((trial, candidate))
+                    self.proposals["new"] += 1
+                    stale = 0
+            if not batch:
+                for trial, known in pending:
+                    proposer.tell(trial, [loss for loss, _, _ in known.losses(plan.aims)])
+                break
+            batches += 1
+            self.first_round(batch, note=f" (proposals {batches})")
+            for trial, candidate in pending:
+                proposer.tell(trial, [loss for loss, _, _ in candidate.losses(plan.aims)])
+
+    def fold_first_rounds(self) -> None:
+        """Round 1 is played batch by batch; record it as one round."""
+        if len(self.rounds) > 1:
+            first = self.rounds[0]
+            self.rounds = [
+                Round(
+                    1,
+                    first.first,
+                    first.stop,
+                    sum(r.rule_sets for r in self.rounds),
+                    sum(r.deals for r in self.rounds),
+                    sum(r.dropped for r in self.rounds),
+                    self.rounds[-1].left,
+                )
+            ]
+
+    def _dearest_batch_cost(self) -> int:
+        if self._dearest is None:
+            costs = sorted(self.plan.unit_deals(rs.index) for rs in self.plan.space.valid)
+            self._dearest = sum(costs[-BATCH:]) * self.plan.first_round
+        return self._dearest
+
+    def race(self) -> None:
+        """Rounds 2, 3, … for the candidates left, each on the next block of indices."""
+        f = self.plan.first_round
+        number = 2
+        while True:
+            alive = [c for c in self.measured() if c.alive]
+            if len(alive) <= 1:
+                return
+            first = f * (2 ** (number - 1) - 1)
+            size = f * 2 ** (number - 1)
+            per_unit = sum(self.budget.per_unit(c, planning=True) for c in alive)
+            room = self.plan.search_budget - self.budget.spent
+            size = min(size, room // per_unit)
+            if size < f:
+                return
+            spent = self.budget.spent
+            for candidate in alive:
+                play(candidate, candidate.search, first, first + size, self.budget)
+                candidate.rounds = number
+                self._measure(candidate)
+            dropped = self._drop(alive, number)
+            left = len(alive) - len(dropped)
+            self.rounds.append(
+                Round(
+                    number,
+                    first,
+                    first + size,
+                    len(alive),
+                    self.budget.spent - spent,
+                    len(dropped),
+                    left,
+                )
+            )
+            self.echo(
+                f"round {number}: {len(alive):,} rule sets x {size:,} {self._units} "
+                f"({first:,} to {first + size - 1:,}), {len(dropped):,} dropped, {left:,} in "
+                f"the race; {self.budget.spent:,} of {self.plan.budget:,} deals spent"
+            )
+            number += 1
+
+    def base_candidate(self) -> Candidate:
+        """The base rules' candidate: the rule set of the space with the base's rules (made
+        if the search never measured it), else one of its own."""
+        plan = self.plan
+        wanted = plan.base.rules.to_dict()
+        measured = set(self.by_index)
+        ordered = [rs for rs in plan.space.valid if rs.index in measured]
+        ordered += [rs for rs in plan.space.valid if rs.index not in measured]
+        for rule_set in ordered:
+            rules = plan.base.rules.with_overrides(rule_set.overrides(plan.knobs))
+            if rules.to_dict() == wanted:
+                found = self.by_index.get(rule_set.index) or self.candidate(rule_set)
+                found.is_base = True
+                return found
+        request = plan.base
+        return Candidate(None, request, plan.skill_request(request), is_base=True)
+
+    def confirm(self, confirmed: list[Candidate]) -> int:
+        """Play the held-out games (matches) of ``confirmed``: as many each as the budget
+        left pays for (matches played to a score: as planned at the typical match, the
+        last ones cut short if the matches run longer). Returns the fewest any played."""
+        per_unit = sum(self.budget.per_unit(c, planning=True) for c in confirmed)
+        planned = self.budget.left // per_unit
+        for candidate in confirmed:
+            stop = HOLDOUT_FIRST + planned
+            play(candidate, candidate.held_out, HOLDOUT_FIRST, stop, self.budget)
+            candidate.confirmed = measure(candidate, candidate.held_out, self.plan.aims)
+            candidate.held_out.clear()
+        units = min(c.held_out.units for c in confirmed)
+        self.echo(
+            f"confirmed {len(confirmed)} rule sets (the best and the base) on {units:,} held-out "
+            f"{self._units} each (from {HOLDOUT_FIRST:,}); {self.budget.spent:,} of "
+            f"{self.plan.budget:,} deals spent"
+        )
+        for candidate in self.measured():
+            candidate.search.clear()
+        return units

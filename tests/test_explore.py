@@ -1,0 +1,467 @@
+"""``cardsim explore``: the space and the aims read and checked, bad input refused in one
+line with nothing written, unplayable rule sets skipped and counted, the race, the budget
+as a hard cap (every seating, match deal, skill and held-out deal counted), the same seed
+giving the same table, the search finding the exhaustive best, best.toml as a study, the
+report with its chart."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import simulate
+from simulate import engine
+from simulate.cli import app
+from simulate.errors import CardsimError
+from simulate.exploration.file import read_explore_file
+from simulate.exploration.files import read_explore
+from simulate.exploration.measure import Candidate
+from simulate.exploration.plan import HOLDOUT_FIRST, plan_explore
+from simulate.exploration.racing import distances, eliminate, pareto_front
+from simulate.exploration.space import Aim, parse_aim, parse_aims, parse_vary
+from simulate.studies.file import load_study
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+# A small space: 24 rule sets of 3-player plain Crazy Eights, all playable; a budget with
+# which the search measures 16 of them (two batches of proposals), the exhaustive race all.
+SMALL = {
+    "game": "crazy-eights-plain",
+    "players": 3,
+    "vary": ["hand_size=3..8", "wild_mode=any,different,own_suit,match_suit"],
+    "first_round": 200,
+    "budget": 10_000,
+}
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(arg) for arg in args])
+
+
+def one_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+# --- the space and the aims --------------------------------------------------------------
+
+
+def test_vary_takes_lists_and_ranges_of_plain_values():
+    knobs = parse_vary(["hand_size=5..9", "stacking=none, same_rank", "effects.A=skip,again"])
+    assert [k.name for k in knobs] == ["hand_size", "stacking", "effects.A"]
+    assert knobs[0].values == (5, 6, 7, 8, 9)
+    assert knobs[1].values == ("none", "same_rank")
+    assert parse_vary(["decks=1..2,4"])[0].values == (1, 2, 4)
+    assert parse_vary({"hand_size": "3..4", "wild_on_wild": [True, False]})[1].values == (
+        True,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("items", "words"),
+    [
+        (["hand_size"], "KNOB=V1,V2"),
+        (["hand_size=9..5"], "must go up"),
+        (["hand_size=5,5"], "lists 5 twice"),
+        (["hand_size=5", "hand_size=6"], "names hand_size twice"),
+        (["hand_size=5,,6"], "empty value"),
+        ([], "needs a knob to vary"),
+    ],
+)
+def test_vary_mistakes(items, words):
+    with pytest.raises(CardsimError, match=words):
+        parse_vary(items)
+
+
+def test_aims_bare_targets_max_and_min():
+    assert parse_aim("first_seat_advantage") == Aim("first_seat_advantage", "target", 0.0)
+    assert parse_aim("seat_spread") == Aim("seat_spread", "target", 0.0)
+    assert parse_aim("turns=30") == Aim("turns", "target", 30.0)
+    assert parse_aim("skill=max") == Aim("skill", "max")
+    assert parse_aims({"turns": "min", "decisive": 0.9})[1] == Aim("decisive", "target", 0.9)
+    for text, words in (
+        ("turns", "needs a target, max or min"),
+        ("fun=max", "unknown measure 'fun'"),
+        ("turns=lots", "not a target"),
+        ("turns=nan", "not a target"),
+    ):
+        with pytest.raises(CardsimError, match=words):
+            parse_aim(text)
+    with pytest.raises(CardsimError, match="names turns twice"):
+        parse_aims(["turns=min", "turns=30"])
+
+
+def test_the_aims_measures_are_the_balance_measures():
+    from analysis.balance import MEASURES
+    from simulate.exploration import space
+
+    assert space.MEASURES == MEASURES
+
+
+def test_an_aims_loss_interval_holds_the_loss_of_every_value_in_the_measures_interval():
+    rng = np.random.default_rng(3)
+    for aim in (Aim("turns", "target", 30.0), Aim("skill", "max"), Aim("turns", "min")):
+        for _ in range(200):
+            lo, hi = np.sort(rng.uniform(20, 40, 2))
+            low, high = aim.loss_range(lo, hi)
+            losses = [aim.loss(v) for v in np.linspace(lo, hi, 101)]
+            assert low <= min(losses) + 1e-12 and max(losses) <= high + 1e-12
+            assert math.isclose(low, min(losses), abs_tol=0.21) and max(losses) == high
+
+
+# --- bad input: one line, exit code 2, nothing written --------------------------------------
+
+
+BASE = ["crazy-eights-plain", "--players", "3", "--seed", "1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--vary", "hand_size=4,5", "--aim", "fun=max"], "unknown measure 'fun'"),
+        (["--vary", "colour=red,blue", "--aim", "turns=min"], "unknown rule 'colour'"),
+        (["--vary", "hand_size=4,99", "--aim", "turns=min"], "hand_size must be"),
+        (["--vary", "hand_size=2:7", "--aim", "turns=min"], "hand_size"),
+        (["--vary", "hand_size=4,5", "--aim", "turns"], "needs a target"),
+        (["--vary", "hand_size=17,18", "--aim", "turns=min"], "no rule set of the 2"),
+        (
+            ["--vary", "hand_size=4,5", "--aim", "turns=min", "--budget", "1000"],
+            "too small for the first racing round",
+        ),
+        (["--vary", "hand_size=4,5", "--aim", "turns=min", "--method", "magic"], "--method"),
+        (["--vary", "hand_size=4,5"], "needs an aim"),
+        (
+            ["--vary", "hand_size=4,5", "--aim", "skill=max", "--skill", "clever"],
+            "--skill clever",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, words):
+    out = tmp_path / "out"
+    line = one_error(invoke("explore", *BASE, *args, "--out", out))
+    assert words in line
+    assert not out.exists()
+
+
+def test_an_explore_file_takes_no_rules_from_the_command_line(tmp_path):
+    path = ROOT / "studies" / "explore" / "fair-quick-pis-yedili.toml"
+    out = tmp_path / "out"
+    line = one_error(invoke("explore", path, "--vary", "hand_size=5,6", "--out", out))
+    assert "--vary is not taken with an explore file" in line
+    assert not out.exists()
+
+
+def test_a_mistake_in_an_explore_file_names_its_line(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        'game = "pis-yedili"\nbudget = 100000\naim = ["turns=min"]\n'
+        '[vary]\nhand_size = "5..7"\nstacking = ["none", "sometimes"]\n'
+    )
+    line = one_error(invoke("explore", path, "--out", tmp_path / "out"))
+    assert line.startswith(f"error: {path} line 6: ") and "sometimes" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_explore_files_are_valid():
+    files = sorted((ROOT / "studies" / "explore").glob("*.toml"))
+    assert len(files) >= 2
+    for path in files:
+        game, settings, title = read_explore_file(path)
+        plan = plan_explore(game, **settings)
+        assert title and plan.space.valid and plan.budget >= 100_000
+
+
+# --- unplayable rule sets -------------------------------------------------------------------
+
+
+def test_unplayable_rule_sets_are_skipped_and_counted_by_reason():
+    plan = plan_explore(
+        "crazy-eights-plain",
+        players=4,
+        vary={"decks": [1, 2], "hand_size": [11, 13], "wild_mode": ["any", "own_suit"]},
+        aim=["turns=min"],
+        budget=100_000,
+        seed=1,
+        first_round=100,
+    )
+    assert plan.space.size == 8
+    kept = [rs.values for rs in plan.space.valid]
+    assert kept == [(1, 11, "any"), (1, 11, "own_suit")] + [
+        (2, hand, wild) for hand in (11, 13) for wild in ("any", "own_suit")
+    ]
+    # 4 x 13 cards leave no stock in one deck, whatever the wilds
+    ((reason, count),) = plan.space.skipped.items()
+    assert count == 2 and "4 players x 13 cards need more than 1 deck" in reason
+    assert [rs.index for rs in plan.space.valid] == [0, 1, 4, 5, 6, 7]
+    assert {plan.match_deals[i] for i in (0, 1, 4, 5, 6, 7)} == {1}  # single deals
+
+
+def test_the_report_counts_the_skipped_rule_sets(tmp_path):
+    out = tmp_path / "out"
+    result = invoke(
+        "explore", "crazy-eights-plain", "--players", "4", "--vary", "decks=1,2",
+        "--vary", "hand_size=13", "--aim", "turns=min", "--budget", "20000",
+        "--first-round", "100", "--seed", "2", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "explore.json").read_text())
+    assert meta["space"] == {
+        "size": 2,
+        "playable": 1,
+        "skipped": {next(iter(meta["space"]["skipped"])): 1},
+    }
+    assert "need more than 1 deck" in next(iter(meta["space"]["skipped"]))
+    assert (
+        "1 was skipped: 1 × 4 players x 13 cards need more than 1 deck"
+        in (out / "report.md").read_text()
+    )
+
+
+# --- racing ---------------------------------------------------------------------------------
+
+
+def fake(index: int, estimates: dict[str, tuple[float, float, float]]) -> Candidate:
+    from simulate.exploration.space import RuleSet
+
+    table = pd.DataFrame.from_dict(estimates, orient="index", columns=["value", "lo", "hi"])
+    return Candidate(RuleSet(index, (index,)), None, None, estimates=table)  # type: ignore[arg-type]
+
+
+def test_one_aim_drops_only_the_clearly_worse():
+    aims = (Aim("turns", "target", 30.0),)
+    best = fake(0, {"turns": (30.5, 29.5, 31.5)})  # loss 0 .. 1.5
+    close = fake(1, {"turns": (31.2, 30.8, 31.6)})  # loss 0.8 .. 1.6: may be as good
+    far = fake(2, {"turns": (33.0, 32.0, 34.0)})  # loss 2 .. 4: clearly worse
+    assert eliminate([best, close, far], aims) == [far]
+
+
+def test_several_aims_drop_only_the_clearly_dominated():
+    aims = (Aim("first_seat_advantage", "target", 0.0), Aim("turns", "min"))
+    a = fake(0, {"first_seat_advantage": (0.0, -0.01, 0.01), "turns": (20, 19, 21)})
+    b = fake(1, {"first_seat_advantage": (0.005, -0.005, 0.015), "turns": (25, 24, 26)})
+    c = fake(2, {"first_seat_advantage": (0.08, 0.07, 0.09), "turns": (15, 14, 16)})
+    # b is clearly longer than a and not clearly fairer; c is clearly less fair but shorter
+    assert eliminate([a, b, c], aims) == [b]
+    assert pareto_front([a, b, c], aims) == [a, c]
+    gaps = distances([a, b, c], aims, [a, b, c])
+    assert gaps[0] < gaps[1] and gaps[0] < gaps[2]
+
+
+def test_rule_sets_that_play_alike_are_picked_once():
+    from simulate.exploration.racing import best
+
+    aims = (Aim("turns", "min"),)
+    a = fake(0, {"turns": (20.0, 19.0, 21.0)})
+    twin = fake(1, {"turns": (20.0, 19.0, 21.0)})  # a knob that never comes into play
+    b = fake(2, {"turns": (20.5, 19.5, 21.5)})
+    c = fake(3, {"turns": (21.0, 20.0, 22.0)})
+    d = fake(4, {"turns": (21.5, 20.5, 22.5)})
+    picks, _ = best([a, twin, b, c, d], aims)
+    assert picks == [a, b, c] and twin.twin_of is a and b.twin_of is None
+
+
+# --- whole explorations -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """The small space searched twice by optuna (same seed) and once exhaustively, with
+    two aims; every deal counted as the kernel returns it."""
+    root = tmp_path_factory.mktemp("explore")
+    played = {"records": 0}
+    original = engine.play_chunks
+
+    def counting(*args, **kwargs):
+        for first, count, chunk in original(*args, **kwargs):
+            played["records"] += chunk.games.num_rows
+            yield first, count, chunk
+
+    runs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "play_chunks", counting)
+        for name, method in (("search", "search"), ("again", "search"), ("all", "exhaustive")):
+            before = played["records"]
+            out = root / name
+            code = invoke(
+                "explore",
+                SMALL["game"],
+                "--players",
+                SMALL["players"],
+                *[x for item in SMALL["vary"] for x in ("--vary", item)],
+                "--aim",
+                "first_seat_advantage",
+                "--aim",
+                "turns=30",
+                "--budget",
+                SMALL["budget"],
+                "--first-round",
+                SMALL["first_round"],
+                "--seed",
+                "11",
+                "--method",
+                method,
+                "--out",
+                out,
+            )
+            assert code.exit_code == 0, code.output
+            runs[name] = (out, played["records"] - before)
+    return runs
+
+
+def test_the_same_seed_gives_the_same_table(searched):
+    (one, _), (two, _) = searched["search"], searched["again"]
+    assert (one / "explore.csv").read_bytes() == (two / "explore.csv").read_bytes()
+    assert (one / "best.toml").read_bytes() == (two / "best.toml").read_bytes()
+
+
+def test_the_budget_caps_every_deal_played(searched):
+    for out, records in searched.values():
+        table = read_explore(out / "explore.csv")
+        assert table["games"].sum() == records <= SMALL["budget"]
+        meta = pd.read_json(out / "explore.json", typ="series")
+        assert meta["spent"] == records
+
+
+def test_the_table_has_a_row_per_rule_set_measured(searched):
+    out, _ = searched["all"]
+    table = read_explore(out / "explore.csv")
+    assert list(table.columns[:3]) == ["hand_size", "wild_mode", "games"]
+    for measure in ("first_seat_advantage", "turns"):
+        assert {measure, f"{measure}_lo", f"{measure}_hi"} <= set(table.columns)
+        assert (table[f"{measure}_lo"] <= table[measure]).all()
+        assert (table[measure] <= table[f"{measure}_hi"]).all()
+    assert len(table) == 24 and table["base"].sum() == 1  # hand_size 5, wild any: the base
+    base = table[table["base"]].iloc[0]
+    assert (base["hand_size"], base["wild_mode"]) == (5, "any")
+    assert sorted(table["pick"].dropna()) == list(range(1, table["pick"].max() + 1))
+    assert (table["confirmed"] == (table["pick"].notna() | table["base"])).all()
+    search = read_explore(searched["search"][0] / "explore.csv")
+    measured = search[~search["base"] | (search["rounds"] > 0)]
+    assert 8 < len(measured) < 24  # optuna's proposals: some of the space, not all of it
+
+
+def test_search_finds_the_exhaustive_best_within_the_intervals(searched):
+    picks = {}
+    for name in ("search", "all"):
+        table = read_explore(searched[name][0] / "explore.csv")
+        picks[name] = table[table["pick"] == 1].iloc[0]
+    for measure in ("first_seat_advantage", "turns"):
+        found, best = picks["search"], picks["all"]
+        assert found[f"{measure}_lo"] <= best[f"{measure}_hi"]
+        assert best[f"{measure}_lo"] <= found[f"{measure}_hi"]
+
+
+def test_best_toml_is_a_study_that_sweep_runs(searched, tmp_path):
+    out, _ = searched["search"]
+    study = load_study(out / "best.toml")
+    assert study.variants[0].name == "base" and len(study.variants) >= 2
+    assert study.seed == 11 and study.players == (3,)
+    result = invoke("sweep", out / "best.toml", "--games", "300", "--out", tmp_path / "sweep")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "sweep" / "report.html").is_file()
+
+
+def test_a_folder_holding_an_exploration_is_refused_without_force(searched):
+    out, _ = searched["search"]
+    before = (out / "explore.csv").read_bytes()
+    line = one_error(
+        invoke("explore", *BASE, "--vary", "hand_size=4,5", "--aim", "turns=min", "--out", out)
+    )
+    assert "already holds an exploration" in line and "--force" in line
+    assert (out / "explore.csv").read_bytes() == before
+
+
+def test_the_report_has_the_answer_and_the_chart(searched):
+    out, _ = searched["search"]
+    text = (out / "report.md").read_text()
+    for heading in ("## The answer", "## How it was searched", "Pareto front"):
+        assert heading in text
+    assert (out / "charts" / "front.png").stat().st_size > 1000
+    html = (out / "report.html").read_text()
+    assert "data:image/png;base64," in html
+
+
+# --- skill, matches and the held-out deals ----------------------------------------------------
+
+
+def test_skill_games_and_match_deals_count_in_the_budget(tmp_path):
+    table = simulate.explore(
+        "pis-yedili",
+        players=3,
+        vary={"hand_size": [5, 6]},
+        aim={"skill": "max"},
+        rules={"match_deals": 2},
+        budget=60_000,
+        first_round=100,
+        seed=4,
+        out=tmp_path / "skill",
+    )
+    assert table.equals(read_explore(tmp_path / "skill" / "explore.csv"))
+    assert table["games"].sum() <= 60_000
+    # a match costs 2 deals, each played in the run and in 3 skill seatings
+    assert (table["games"] % (2 * 4) == 0).all()
+    # the base rules (7 cards) are not in the space: they played held-out deals only
+    base = table[table["base"]].iloc[0]
+    meta = pd.read_json(tmp_path / "skill" / "explore.json", typ="series")
+    assert base["hand_size"] == 7 and base["rounds"] == 0
+    assert base["games"] == meta["held_out"]["units"] * 2 * 4
+    assert meta["held_out"]["first"] == HOLDOUT_FIRST
+    assert (table["skill"] > 0).all()  # hold-wilds beats random seats in Pis Yedili
+    study = load_study(tmp_path / "skill" / "best.toml")
+    assert study.rules == {"match_deals": 2}
+
+
+def test_charts_for_one_two_and_more_aims():
+    from analysis.exploration import explore_chart
+
+    rng = np.random.default_rng(1)
+    n = 12
+    table = pd.DataFrame({"hand_size": range(n), "games": 1000})
+    measures = ("first_seat_advantage", "turns", "comebacks")
+    for m in measures:
+        value = rng.uniform(0.1, 0.3, n)
+        table[m], table[f"{m}_lo"], table[f"{m}_hi"] = value, value - 0.02, value + 0.02
+    table["confirmed"] = [True, True] + [False] * (n - 2)
+    table["base"] = [False, True] + [False] * (n - 2)
+    table["pick"] = pd.array([1] + [None] * (n - 1), dtype="Int64")
+    table["front"] = [True, False, True] + [False] * (n - 3)
+    table["rounds"] = 2
+    table["dropped"] = pd.array([None] * 4 + [1] * (n - 4), dtype="Int64")
+    aims = [
+        {"measure": "first_seat_advantage", "goal": "target", "target": 0.0, "text": "f"},
+        {"measure": "turns", "goal": "min", "target": None, "text": "t=min"},
+        {"measure": "comebacks", "goal": "max", "target": None, "text": "c=max"},
+    ]
+    meta = {
+        "title": "a test",
+        "scales": [{"measure": a["measure"], "best": 0.1, "scale": 0.2} for a in aims],
+    }
+    for k in (1, 2, 3):
+        figure = explore_chart(table, aims[:k], meta)
+        axes = figure.get_axes()
+        assert len(axes) == 1 and axes[0].has_data()
+
+
+def test_the_installed_command_refuses_bad_input_in_one_line(cardsim_exe, tmp_path):
+    import subprocess
+
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [cardsim_exe, "explore", *BASE, "--vary", "hand_size=4..6", "--aim", "turns", "--out", out],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --aim turns needs a target")
+    assert not out.exists()
