@@ -470,7 +470,7 @@ def _reset_marks(marks, n):
         marks[MK_BEHIND + seat] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _mark(state, n, marks):
     """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
     strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
