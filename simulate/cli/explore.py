@@ -104,6 +104,7 @@ def explore(
     report (DIR/report.html, DIR/report.md)."""
     from ..exploration import check_out, explore_into
     from ..exploration.file import is_explore_file, locate, read_explore_file
+    from ..exploration.files import held_out_words
     from ..exploration.plan import DEFAULT_BUDGET, FIRST_ROUND, plan_explore
 
     given = {
@@ -163,11 +164,7 @@ def explore(
         plan, out, force=force, echo=lambda line: typer.echo(line, err=True)
     )
     typer.echo(f"wrote {out / 'explore.csv'}, {out / 'best.toml'} and {out / 'report.html'}")
-    for candidate in result.picks:
+    for rank, candidate in enumerate(result.picks, start=1):
         label = candidate.rule_set.label(plan.knobs)
-        figures = ", ".join(
-            f"{a.measure} {v:.4g} [{lo:.4g}, {hi:.4g}]"
-            for a, (v, lo, hi) in zip(plan.aims, candidate.values(plan.aims, True), strict=True)
-        )
-        rank = result.picks.index(candidate) + 1
+        figures = held_out_words(plan, candidate)
         typer.echo(f"best {rank}: {label}: {figures} (held out)")

@@ -7,7 +7,6 @@ report). Each file goes to a temporary name, then is renamed into place.
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -128,10 +127,7 @@ def best_study(result: Result) -> str:
     variants = [("base", "The base rules.", {})]
     for rank, candidate in enumerate(result.picks, start=1):
         overrides = candidate.rule_set.overrides(plan.knobs)
-        figures = "; ".join(
-            f"{aim.measure} {_figure(v)} ({_figure(lo)} to {_figure(hi)})"
-            for aim, (v, lo, hi) in zip(plan.aims, candidate.values(plan.aims, True), strict=True)
-        )
+        figures = held_out_words(plan, candidate)
         words = f"Best {rank}: {candidate.rule_set.label(plan.knobs)}. Held out: {figures}."
         variants.append((f"best-{rank}", words, overrides))
     for name, description, overrides in variants:
@@ -145,8 +141,21 @@ def best_study(result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figure(value: float) -> str:
-    return f"{value:.4g}" if math.isfinite(value) else "nan"
+def held_out_words(plan, candidate) -> str:
+    """A confirmed rule set's aimed measures on the held-out deals, as the reports write
+    them: ``seat_spread 0.8 pts (0.4–1.2 pts); turns 26.14 turns (26.11–26.16)``."""
+    import pandas as pd
+
+    from analysis.balance import length_column
+    from analysis.reports.balance import measure_cells
+
+    held_out = pd.DataFrame(
+        candidate.values(plan.aims, True),
+        index=[aim.measure for aim in plan.aims],
+        columns=["value", "lo", "hi"],
+    )
+    cells = measure_cells(held_out, length_column(plan.game.spec))
+    return "; ".join(f"{name} {value} ({interval})" for name, value, interval in cells)
 
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
