@@ -16,8 +16,16 @@ ratio.
 flushed to disk before it counts (the default) and without the flushes, in turn, and prints
 what durability costs.
 
+``--against REV`` compares the kernels of this tree with those of another revision of the
+project (a git worktree of ``REV`` made for the purpose and removed after): for each kernel,
+a fresh process of each tree plays ``--games`` games on one thread, in turn (old, new, old,
+new, ...), and the bench prints the median rate of each (games per CPU second, which a busy
+machine disturbs less than wall time) and the ratio. It measures what a change costs, such
+as the tension columns. ``REV`` must have the same batch functions
+(``beggar.batch.play_random``, ``shedding.batch.play_random``).
+
 Usage: ``python -m simulate.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability]``.
+[--only bmn|shedding|openspiel|strategies|runs|durability] [--against REV]``.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numba
 from numba import njit
@@ -84,7 +93,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--only", choices=("bmn", "shedding", "openspiel", "strategies", "runs", "durability")
     )
+    parser.add_argument(
+        "--against", metavar="REV", help="compare the kernels with those of git revision REV"
+    )
     args = parser.parse_args(argv)
+    if args.against:
+        against(args.against, args.games, args.repeats, args.only)
+        return
     cores = numba.config.NUMBA_NUM_THREADS
     if args.only == "runs":
         whole_runs(args.games, args.repeats, cores)
@@ -190,6 +205,88 @@ def whole_runs(games: int, repeats: int, cores: int) -> None:
             flush=True,
         )
     print("(in brackets: cores kept busy, the run's CPU time over its wall time)")
+
+
+# One timed run of one kernel on one thread, in a fresh process of whichever tree is first
+# on sys.path: argv = kernel ("bmn:2", "pis-yedili:4"), games. Prints games per CPU second.
+_ONE_RUN = """
+import sys, time
+import numba
+numba.set_num_threads(1)
+kernel, games = sys.argv[1], int(sys.argv[2])
+name, players = kernel.split(":")
+players = int(players)
+if name == "bmn":
+    from simulate.games.beggar import batch
+    from simulate.games.beggar.rules import BeggarRules
+    def play(seed, count):
+        batch.play_random(seed, 0, count, players, BeggarRules())
+else:
+    from simulate.games.shedding import batch
+    from simulate.games.shedding.rules import preset
+    rules = preset(name)
+    def play(seed, count):
+        batch.play_random(rules, players, ["random"] * players, seed, 0, count)
+play(1, 1000)
+started = time.process_time()
+play(2, games)
+print(games / (time.process_time() - started))
+"""
+
+
+def against(revision: str, games: int, repeats: int, only: str | None) -> None:
+    """Print, per kernel, the median one-thread rate of ``revision``'s tree and of this
+    one, measured in turn in fresh processes, and their ratio (this tree over the other)."""
+    root = Path(__file__).resolve().parent.parent
+    kernels = []
+    if only in (None, "bmn"):
+        kernels += [("bmn", players, games) for players in (2, 3, 4)]
+    if only in (None, "shedding"):
+        kernels += [(name, players, games // 4) for name in PRESETS for players in (2, 4)]
+    with tempfile.TemporaryDirectory() as folder:
+        old = Path(folder) / "tree"
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "add", "--detach", str(old), revision],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            print(
+                f"games per CPU second on one thread, median of {repeats} runs each, in turn: "
+                f"{revision} against this tree"
+            )
+            print(f"{'kernel':<28} {revision:>14} {'this tree':>14} {'ratio':>6}")
+            for name, players, count in kernels:
+                rates: dict[Path, list[float]] = {old: [], root: []}
+                for _ in range(repeats):
+                    for tree, found in rates.items():
+                        found.append(_one_run(tree, f"{name}:{players}", count))
+                before, after = (statistics.median(found) for found in rates.values())
+                label = f"{'beggar-my-neighbour' if name == 'bmn' else name}, {players}p"
+                print(
+                    f"{label:<28} {before:>14,.0f} {after:>14,.0f} {after / before:>6.3f}",
+                    flush=True,
+                )
+        finally:
+            subprocess.run(
+                ["git", "-C", str(root), "worktree", "remove", "--force", str(old)],
+                check=False,
+                capture_output=True,
+            )
+
+
+def _one_run(tree: Path, kernel: str, games: int) -> float:
+    """Games per CPU second of one run of ``kernel`` by the code of ``tree``."""
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_RUN, kernel, str(games)],
+        cwd=tree,
+        env=environment,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(done.stdout.split()[-1])
 
 
 DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "none"}))
