@@ -39,12 +39,15 @@ class Run:
     in match play, else None. Both tables carry ``meta`` in their ``attrs`` (as the
     DataFrame of ``simulate.run`` does), which the charts of :mod:`analysis.charts` read
     for their titles. ``path`` is the run folder (None for a run played in memory only).
+    ``events`` has one row per event of the logged games (``--log``; see
+    ``docs/results-format.md``), None when the run logged none.
     """
 
     path: Path | None
     meta: dict[str, Any]
     games: pd.DataFrame
     matches: pd.DataFrame | None = None
+    events: pd.DataFrame | None = None
 
     @property
     def players(self) -> int:
@@ -65,10 +68,14 @@ def load_run(path: str | Path) -> Run:
     files = record_files(path, meta, "games")
     games = _read_games(files, meta["players"], game_spec(meta))
     matches = _read_matches(record_files(path, meta, "matches"))
+    events = None
+    if meta.get("format", 1) >= 2:  # older folders have no logs
+        events = _read_matches(record_files(path, meta, "events"))
     games.attrs.update(meta)
-    if matches is not None:
-        matches.attrs.update(meta)
-    return Run(path=path, meta=meta, games=games, matches=matches)
+    for table in (matches, events):
+        if table is not None:
+            table.attrs.update(meta)
+    return Run(path=path, meta=meta, games=games, matches=matches, events=events)
 
 
 def _read_matches(files: RecordFiles) -> pd.DataFrame | None:

@@ -19,6 +19,8 @@ from .games.registry import GameInfo, check_players, resolve_game
 from .rng import MAX_SEED
 
 DEFAULT_GAMES = 1_000_000
+MAX_LOG_ALL = 100_000
+"""The most games (matches) a run may log with ``log="all"``."""
 
 
 def max_threads() -> int:
@@ -51,6 +53,8 @@ class Request:
     specs: tuple = field(default=(), compare=False, repr=False)
     """The strategies as the game's strategy objects (a user strategy's function
     included)."""
+    log: int = 0
+    """The first ``log`` games (matches) are logged event by event (``events.parquet``)."""
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
@@ -87,6 +91,8 @@ class Request:
             meta["unit"] = "match"
         if self.rotate_seats:
             meta["rotate_seats"] = True
+        if self.log:
+            meta["log"] = self.log
         return meta
 
 
@@ -100,6 +106,7 @@ def make_request(
     rules=None,
     strategies=None,
     rotate_seats: bool = False,
+    log: int | str = 0,
 ) -> Request:
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
@@ -108,7 +115,9 @@ def make_request(
     can be repeated). ``strategies`` names each seat's strategy in seat order
     (``"greedy"``, ``"random:forget=0.1"``, ``"weighted:points=1,wild=-2"``, or a user
     function); seats without one play the game's default. ``rotate_seats`` plays every deal
-    once per cyclic seating.
+    once per cyclic seating. ``log``: how many of the first games (matches) to log event by
+    event (more than ``games`` logs them all), or ``"all"`` (runs of at most
+    ``MAX_LOG_ALL`` games).
     """
     info = resolve_game(game)
     players = info.default_players if players is None else players
@@ -131,16 +140,37 @@ def make_request(
     elif type(rules) is not type(base):
         raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
     rules.check_players(players)
+    logged = logged_games(log, games)
+    if logged and "log" not in info.spec.commands:
+        raise CardsimError(f"{info.name} cannot log its games event by event yet")
     spec = info.spec
     if not spec.takes_strategies:
         if strategies:
             raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
         if rotate_seats:
             raise CardsimError(f"{info.name} has no strategies to rotate")
-        return Request(info, players, games, seed, rules, threads)
+        return Request(info, players, games, seed, rules, threads, log=logged)
     specs = seat_specs(info, strategies, players)
     names = tuple(str(one) for one in specs)
-    return Request(info, players, games, seed, rules, threads, names, bool(rotate_seats), specs)
+    return Request(
+        info, players, games, seed, rules, threads, names, bool(rotate_seats), specs, logged
+    )
+
+
+def logged_games(log: int | str, games: int) -> int:
+    """How many games a run of ``games`` logs for ``log`` (a number, or ``"all"``)."""
+    if isinstance(log, str) and log.strip().lower() == "all":
+        if games > MAX_LOG_ALL:
+            raise CardsimError(
+                f"log all is for runs of at most {MAX_LOG_ALL:,} games, this one has "
+                f"{games:,}; give a number of games to log"
+            )
+        return games
+    if isinstance(log, str) and log.strip().isdigit():
+        log = int(log)
+    if isinstance(log, bool) or not isinstance(log, int) or log < 0:
+        raise CardsimError(f"log must be a whole number of games from 0, or all, got {log!r}")
+    return min(log, games)
 
 
 def seat_specs(info: GameInfo, strategies, players: int) -> tuple:
@@ -177,6 +207,7 @@ def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
             rules={key: value for key, value in meta["rules"].items() if key != "preset"},
             strategies=meta.get("strategies"),
             rotate_seats=meta.get("rotate_seats", False),
+            log=meta.get("log", 0),
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import CardsimError
+from ..games.registry import game_names
 from .common import (
     ConfigOpt,
     GameArg,
@@ -26,7 +27,16 @@ from .common import (
 )
 
 PlayGame = game_argument("play", "A game that plays a given deal")
-ReplayGame = game_argument("replay", "A game that replays in words")
+ReplayGame = Annotated[
+    str,
+    typer.Argument(
+        metavar="GAME|DIR",
+        help=f"A run folder, or a game that replays in words: {game_names('replay')}.",
+    ),
+]
+HandsOpt = Annotated[
+    bool, typer.Option("--hands", help="Print every seat's hand after each turn (trick).")
+]
 SearchGame = game_argument("search", "A game whose long deals can be hunted")
 
 
@@ -57,6 +67,10 @@ def play(
         str, typer.Option(help="The deal, one hand per seat separated by '/', top card first.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print the deal trick by trick before its end.")
+    ] = False,
+    hands: HandsOpt = False,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
 ):
@@ -64,8 +78,14 @@ def play(
     from ..games.registry import resolve_game
 
     info = resolve_game(game, "play")
+    if trace and as_json:
+        raise CardsimError("give --trace (the deal in words) or --json, not both")
     resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
     engine = info.spec.engine()
+    if trace or hands:
+        result, lines = engine.play_traced(resolved, deal, hands=hands)
+        typer.echo("\n".join([*lines, engine.outcome_text(result)]))
+        return
     result = engine.play_given(resolved, deal)
     if as_json:
         typer.echo(json.dumps({key: value for key, value in result.items() if key != "held"}))
@@ -77,8 +97,15 @@ def play(
 @user_errors
 def replay(
     game: ReplayGame,
-    seed: Annotated[int, typer.Option(help="The run's seed.")],
-    index: Annotated[int, typer.Option("--game", help="The game's index in the run.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The run's seed (needed with a game's name; default: a run folder's own)."
+        ),
+    ] = None,
+    index: Annotated[
+        int | None, typer.Option("--game", help="The game's index in the run (default: 0).")
+    ] = None,
     match: Annotated[
         int | None,
         typer.Option(
@@ -86,17 +113,55 @@ def replay(
             "(default: single games)."
         ),
     ] = None,
-    deal: Annotated[int, typer.Option(help="Match play: the deal within the match.")] = 0,
+    deal: Annotated[
+        int | None, typer.Option(help="Match play: the deal within the match (default: 0).")
+    ] = None,
+    rotation: Annotated[
+        int, typer.Option(help="A run folder with rotated seats: the seating (default: 0).")
+    ] = 0,
+    hands: HandsOpt = False,
+    form: Annotated[
+        str,
+        typer.Option(
+            "--format", help="text (the game in words), json or csv (its events; a run folder)."
+        ),
+    ] = "text",
     players: PlayersOpt = None,
     strategy: StrategyOpt = None,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
 ):
-    """Print one game turn by turn (hands, plays, draws, suits, penalties)."""
+    """Print one game turn by turn (hands, plays, draws, suits, penalties), from a run
+    folder (its rules, seats and seed; its log when it holds the game) or a game's name."""
     from ..games.registry import resolve_game
+    from ..logs.replay import is_run_folder, replay_run
     from ..request import make_request
 
+    if is_run_folder(game):
+        given = [
+            name
+            for name, value in (("--seed", seed), ("--players", players), ("--strategy", strategy))
+            if value
+        ] + (["--rule/--config"] if rule or config else [])
+        if given:
+            raise CardsimError(
+                f"{game} is a run folder, which gives the game's settings: drop {', '.join(given)}"
+            )
+        for name, value in (("--game", index), ("--match", match), ("--deal", deal)):
+            if value is not None and value < 0:
+                raise CardsimError(f"{name} must be at least 0, got {value}")
+        text = replay_run(
+            game, game=index, match=match, deal=deal, rotation=rotation, hands=hands, form=form
+        )
+        typer.echo(text)
+        return
     info = resolve_game(game, "replay")
+    if seed is None:
+        raise CardsimError(f"--seed is needed to replay a game of {info.name} by its name")
+    if form != "text":
+        raise CardsimError("--format json|csv needs a run folder: cardsim replay DIR --game I")
+    index = 0 if index is None else index
+    deal = 0 if deal is None else deal
     request = make_request(
         game,
         players=players,
@@ -107,7 +172,9 @@ def replay(
     )
     if index < 0 or (match is not None and (match < 0 or deal < 0)):
         raise CardsimError(f"game, match and deal must be at least 0, got {index}, {match}, {deal}")
-    typer.echo(info.spec.engine().replay(request, game=index, match=match, deal=deal))
+    engine = info.spec.engine()
+    options = {"hands": True} if hands else {}
+    typer.echo(engine.replay(request, game=index, match=match, deal=deal, **options))
 
 
 @app.command()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MANIFEST_FILE = "manifest.jsonl"
-RECORD_KINDS = ("games", "matches")
+RECORD_KINDS = ("games", "matches", "events")
 """The kinds of record a chunk can hold, each a table of its own."""
 
 

@@ -67,6 +67,9 @@ class Chunk:
     """One row per game (per deal in match play)."""
     matches: pa.Table | None = None
     """Match play: one row per match."""
+    events: pa.Table | None = None
+    """The logged games' events (``events.parquet``; :mod:`simulate.logs.events`), None
+    when none of the chunk's games is logged."""
 
 
 class GameEngine(Protocol):
@@ -119,7 +122,8 @@ class GameSpec:
     figures)``; None: the report of the sections every game shares."""
     commands: frozenset[str] = field(default_factory=frozenset)
     """The optional commands the game takes: ``play`` (a given deal), ``search`` (hunt for
-    long deals), ``replay`` (one game in words)."""
+    long deals), ``replay`` (one game in words); ``log``: its engine logs games event by event
+    (``--log``)."""
     deal_shape: Callable[[Mapping, int], str] = lambda rules, players: ""
     """What, besides the seed and the players, decides how a game is dealt, in words, from
     the rules as ``run.json`` stores them (two runs deal the same games when these agree);

@@ -5,9 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from ...compiled.work_sharing import sharing
+from ...logs import compiled as log_buffers
+from ...logs.events import INITIAL_ROWS
 from ...rng import seed_key
 from .deal import DECK_SIZE
-from .kernel import BLOCK, Outputs, Run, Table, play_given_deals, play_random_deals
+from .kernel import (
+    BLOCK,
+    Outputs,
+    Run,
+    Table,
+    log_given_deal,
+    log_random_deals,
+    play_given_deals,
+    play_random_deals,
+)
 from .rules import MAX_PLAYERS, BeggarRules
 
 
@@ -25,18 +36,52 @@ def _empty_outputs(count: int, players: int) -> Outputs:
     )
 
 
-def play_random(seed: int, first_game: int, count: int, players: int, rules: BeggarRules):
+def play_random(
+    seed: int, first_game: int, count: int, players: int, rules: BeggarRules, *, log: int = 0
+):
     """Deal and play games ``first_game .. first_game+count-1`` of the run with this seed.
 
     Returns raw columns: ``cards``, ``tricks``, ``cycle_cards``, ``cycle_tricks`` int32[count],
     ``lead_changes``, ``winner_behind`` int32[count], ``winner``, ``end`` (codes into
-    ``END_NAMES``) int8[count], ``held`` int8[count, players].
+    ``END_NAMES``) int8[count], ``held`` int8[count, players]. With ``log`` > 0 the first
+    ``log`` of them are played by the logging kernel, and ``events`` (int32[E, W], their
+    events in game order) and ``event_games`` (int64[E], each row's game) are added.
     """
     key0, key1 = seed_key(seed)
     out = _empty_outputs(count, players)
     table = Table(players, rules.to_vector())
-    play_random_deals(table, Run(key0, key1, first_game), out, *sharing(block=BLOCK, games=count))
-    return out._asdict()
+    logged = min(max(log, 0), count)
+    if logged:
+        head = Outputs(*(column[:logged] for column in out))
+        rows, starts = _log_games(table, Run(key0, key1, first_game), head)
+    if logged < count:
+        rest = Outputs(*(column[logged:] for column in out))
+        run = Run(key0, key1, first_game + logged)
+        play_random_deals(table, run, rest, *sharing(block=BLOCK, games=count - logged))
+    columns = out._asdict()
+    if logged:
+        columns["events"] = rows[: starts[-1]]
+        columns["event_games"] = np.repeat(
+            np.arange(first_game, first_game + logged, dtype=np.int64), np.diff(starts)
+        )
+    return columns
+
+
+def _log_games(table: Table, run: Run, out: Outputs) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``out``'s games with their logs: ``(rows, starts)``, game ``i``'s events being
+    ``rows[starts[i]:starts[i + 1]]``. A game that outgrows the buffer is played again
+    with a larger one."""
+    count = out.cards.shape[0]
+    rows = log_buffers.buffer(INITIAL_ROWS * count)
+    starts = np.zeros(count + 1, np.int64)
+    begin = 0
+    while True:
+        begin = log_random_deals(table, run, out, rows, starts, begin)
+        if begin == count:
+            return rows, starts
+        grown = log_buffers.buffer(2 * len(rows) + INITIAL_ROWS)
+        grown[: starts[begin]] = rows[: starts[begin]]
+        rows = grown
 
 
 def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
@@ -51,3 +96,22 @@ def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
     out = _empty_outputs(len(deals), players)
     play_given_deals(Table(players, rules.to_vector()), hands, lengths, out)
     return out._asdict()
+
+
+def log_hands(hands: list[list[int]], rules: BeggarRules):
+    """:func:`play_hands` of one deal with its log: ``(columns, rows)``, ``rows``
+    int32[E, W] its events."""
+    players = len(hands)
+    padded = np.zeros((1, MAX_PLAYERS, DECK_SIZE), np.int8)
+    lengths = np.zeros((1, MAX_PLAYERS), np.int64)
+    for seat, hand in enumerate(hands):
+        padded[0, seat, : len(hand)] = hand
+        lengths[0, seat] = len(hand)
+    size = INITIAL_ROWS
+    while True:
+        out = _empty_outputs(1, players)
+        rows = log_buffers.buffer(size)
+        written = log_given_deal(Table(players, rules.to_vector()), padded, lengths, out, rows)
+        if written <= size:
+            return out._asdict(), rows[:written]
+        size = int(written) + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..spec import Chunk
 from . import batch, records
 from .deal import parse_deal
@@ -12,14 +14,23 @@ class BeggarEngine:
     """Plays Beggar-My-Neighbour deals (no decisions: a ``seating`` is empty)."""
 
     def play(self, request, seating: tuple, first: int, count: int, row: int) -> Chunk:
-        columns = batch.play_random(request.seed, first, count, request.players, request.rules)
-        return Chunk(records.to_table(first, columns, request.players))
+        log = max(0, min(getattr(request, "log", 0) - first, count))
+        columns = batch.play_random(
+            request.seed, first, count, request.players, request.rules, log=log
+        )
+        events = None
+        if log:
+            events = records.events_table(columns["event_games"], columns["events"])
+        return Chunk(records.to_table(first, columns, request.players), events=events)
 
     def play_given(self, rules, deal: str) -> dict:
         """How the deal string ``deal`` ends under ``rules``: ``cards``, ``tricks``,
         ``winner``, ``end``, ``cycle_cards``, ``cycle_tricks`` and ``held`` (each seat's
         cards at the end)."""
-        columns = batch.play_hands([parse_deal(deal)], rules)
+        return self._result(batch.play_hands([parse_deal(deal)], rules))
+
+    @staticmethod
+    def _result(columns: dict) -> dict:
         return {
             "cards": int(columns["cards"][0]),
             "tricks": int(columns["tricks"][0]),
@@ -29,6 +40,41 @@ class BeggarEngine:
             "cycle_tricks": int(columns["cycle_tricks"][0]),
             "held": [int(held) for held in columns["held"][0]],
         }
+
+    def play_traced(self, rules, deal: str, *, hands: bool = False) -> tuple[dict, list[str]]:
+        """:meth:`play_given` with the deal's trick-by-trick text (from its kernel log)."""
+        from .trace import tricks_text
+
+        parsed = parse_deal(deal)
+        columns, rows = batch.log_hands(parsed, rules)
+        events = records.events_table(np.zeros(len(rows), np.int64), rows)
+        lines = tricks_text(events, [len(hand) for hand in parsed], hands=hands)
+        return self._result(columns), lines
+
+    def log_one(self, request, game: int, *, rotation: int = 0, row: int = 0):
+        """The events table of game ``game`` of ``request``, played again by the logging
+        kernel (as ``--log`` writes it)."""
+        columns = batch.play_random(request.seed, game, 1, request.players, request.rules, log=1)
+        return records.events_table(columns["event_games"], columns["events"])
+
+    def replay_text(self, request, events, *, header: str, hands: bool = False) -> str:
+        """One logged game (its ``events`` table) trick by trick, under ``header``."""
+        from .deal import deal_string
+        from .trace import tricks_text
+
+        game = events["game"][0].as_py() if events.num_rows else 0
+        deal = deal_string(request.seed, game, request.players)
+        lines = tricks_text(events, [len(hand) for hand in deal.split("/")], hands=hands)
+        return "\n".join([header, f"deal: {deal}", *lines])
+
+    def replay(
+        self, request, *, game: int = 0, match: int | None = None, deal: int = 0, hands=False
+    ) -> str:
+        """Game ``game`` of ``request`` trick by trick (Beggar-My-Neighbour has no matches)."""
+        from ...logs.replay import header_line
+
+        events = self.log_one(request, game)
+        return self.replay_text(request, events, header=header_line(request, game), hands=hands)
 
     def outcome_text(self, result: dict) -> str:
         """:meth:`play_given`'s result in words."""

@@ -36,6 +36,8 @@ from ...compiled.bits import popcount, trailing_zeros
 from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...compiled.rng_jit import batch_end, batch_word, stream_init
 from ...compiled.work_sharing import fetch_add
+from ...logs import compiled as logs
+from ...logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
 from ...rng import MASK32
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
@@ -366,13 +368,80 @@ def _holders(state, n):
 
 
 @njit(cache=True, _nrt=False)
-def play_trick(state, n, rules, budget):
+def _logged_trick(state, n, rules, budget, log):
+    """:func:`play_trick` card by card, each card, take and seat out logged in ``log``."""
+    alive = 0
+    m = 0
+    for i in range(n):
+        if state[ST_LEN + i] > 0:
+            alive |= 1 << i
+            m += 1
+    seat = state[ST_LEADER]
+    owed = 0
+    claimant = -1
+    played = 0
+    pile_mask = 0
+    pile_ranks = 0
+    pile_courts = 0
+    while True:
+        if state[ST_LEN + seat] == 0:
+            alive &= ~(1 << seat)
+            m -= 1
+            logs.put(log, seat, EV_OUT, NONE, NONE, NONE, NONE, 0, NONE, NONE)
+            seat = _next_in(alive, seat, n)
+            if m == 1:
+                _take_pile(state, seat, played, pile_mask, pile_ranks, pile_courts)
+                hand = state[ST_LEN + seat]
+                logs.put(log, seat, EV_TAKE, NONE, NONE, played, NONE, hand, NONE, NONE)
+                return GAME_OVER, played, seat
+            continue
+        if state[ST_MASK + seat] & 1:
+            kind = _pop_court(state, seat)
+            pile_mask |= 1 << played
+            pile_ranks |= (kind - 1) << (2 * pile_courts)
+            pile_courts += 1
+            played += 1
+            claimant = seat
+            owed = rules[R_PENALTY + kind]
+            hand = state[ST_LEN + seat]
+            logs.put(log, seat, EV_PLAY, kind, NONE, owed, NONE, hand, NONE, NONE)
+            seat = _next_in(alive, seat, n)
+        else:
+            _play_plain(state, seat, 1)
+            played += 1
+            hand = state[ST_LEN + seat]
+            if owed == 0:
+                logs.put(log, seat, EV_PLAY, 0, NONE, 0, NONE, hand, NONE, NONE)
+                seat = _next_in(alive, seat, n)
+            else:
+                owed -= 1
+                logs.put(log, seat, EV_PLAY, 0, NONE, owed, NONE, hand, NONE, NONE)
+                if owed == 0:
+                    _take_pile(state, claimant, played, pile_mask, pile_ranks, pile_courts)
+                    state[ST_LEADER] = claimant
+                    hand = state[ST_LEN + claimant]
+                    logs.put(log, claimant, EV_TAKE, NONE, NONE, played, NONE, hand, NONE, NONE)
+                    for other in range(n):
+                        if (alive >> other) & 1 and state[ST_LEN + other] == 0:
+                            logs.put(log, other, EV_OUT, NONE, NONE, NONE, NONE, 0, NONE, NONE)
+                    if _holders(state, n) == 1:
+                        return GAME_OVER, played, claimant
+                    return TRICK_DONE, played, claimant
+        if played == budget:
+            return TIME_UP, played, -1
+
+
+@njit(cache=True, _nrt=False)
+def play_trick(state, n, rules, budget, log):
     """Play from the lead until a pile is taken, the game ends, or ``budget`` cards are played.
 
     Returns ``(status, cards_played, seat)``: ``TRICK_DONE`` with the collector, who now
     leads; ``GAME_OVER`` with the winner (the last pile taken by it); or ``TIME_UP`` after
-    exactly ``budget`` cards, the pile left out of every hand.
+    exactly ``budget`` cards, the pile left out of every hand. ``log``: None, or a
+    :class:`simulate.logs.compiled.Log` that receives the trick card by card.
     """
+    if log is not None:
+        return _logged_trick(state, n, rules, budget, log)
     alive = 0
     m = 0
     for i in range(n):
@@ -530,13 +599,13 @@ def _first_repeat(scratch, n, rules, cycle_tricks):
     copy_state(late, scratch[ROW_DEAL])
     late_cards = 0
     for _ in range(cycle_tricks):
-        late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+        late_cards += play_trick(late, n, rules, NO_LIMIT, None)[1]
         _mark(late, n, marks)
     start = 0
     early_cards = 0
     while not same_state(early, late, n):
-        early_cards += play_trick(early, n, rules, NO_LIMIT)[1]
-        late_cards += play_trick(late, n, rules, NO_LIMIT)[1]
+        early_cards += play_trick(early, n, rules, NO_LIMIT, None)[1]
+        late_cards += play_trick(late, n, rules, NO_LIMIT, None)[1]
         _mark(late, n, marks)
         start += 1
     return start + cycle_tricks, late_cards, late_cards - early_cards
@@ -574,7 +643,7 @@ def _continue_brent(scratch, n, rules, power, lam, tricks, horizon):
     game = scratch[ROW_GAME]
     tortoise = scratch[ROW_TORTOISE]
     while tricks < horizon:
-        status = play_trick(game, n, rules, NO_LIMIT)[0]
+        status = play_trick(game, n, rules, NO_LIMIT, None)[0]
         tricks += 1
         if status == GAME_OVER:
             return 0
@@ -668,12 +737,14 @@ def _play_out_two(scratch, game, brent, n, rules, held, cards, tricks, power, la
 
 
 @njit(cache=True, _nrt=False)
-def play_game(scratch, n, rules, held):
+def play_game(scratch, n, rules, held, log):
     """Play the deal in ``scratch[ROW_DEAL]`` to its end.
 
     ``scratch`` is int64[SCRATCH_ROWS, STATE_SIZE]; ``held`` (int8[n]) receives each seat's
     cards at the end. Returns ``(end, winner, cards, tricks, cycle_cards, cycle_tricks,
-    lead_changes, winner_behind)``.
+    lead_changes, winner_behind)``. ``log``: None, or a :class:`simulate.logs.compiled.Log`
+    receiving every trick up to the end (the two-seat fast path is then not taken; a cycle's
+    log runs past its recorded end: see :func:`_log_end`).
     """
     game = scratch[ROW_GAME]
     tortoise = scratch[ROW_TORTOISE]
@@ -681,7 +752,7 @@ def play_game(scratch, n, rules, held):
     marks = scratch[ROW_MARKS]
     _reset_marks(marks, n)
     limit = rules[R_TIME_LIMIT]
-    if limit == 0 and _holders(scratch[ROW_DEAL], n) == 2:
+    if log is None and limit == 0 and _holders(scratch[ROW_DEAL], n) == 2:
         # The common case, two players: straight to the fast path, with nothing copied.
         deal = scratch[ROW_DEAL]
         return _play_out_two(scratch, deal, deal, n, rules, held, 0, 0, 1, 0)
@@ -692,14 +763,16 @@ def play_game(scratch, n, rules, held):
     cards = 0
     tricks = 0
     while True:
-        if limit == 0 and _holders(game, n) == 2:
+        if log is None and limit == 0 and _holders(game, n) == 2:
             return _play_out_two(scratch, game, tortoise, n, rules, held, cards, tricks, power, lam)
         budget = NO_LIMIT
         if limit > 0:
             budget = limit - cards
             if budget <= DECK_SIZE:  # the limit may fall inside this trick
                 copy_state(boundary, game)
-        status, played, seat = play_trick(game, n, rules, budget)
+        if log is not None:
+            log.at[logs.AT_TURN] = tricks + 1
+        status, played, seat = play_trick(game, n, rules, budget, log)
         cards += played
         time_up = status == TIME_UP
         _mark(game, n, marks)  # after the trick, or at the time limit within it
@@ -758,7 +831,7 @@ def _deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row)
     """
     stream_init(stream, key0, key1, game, 0)
     deal_random(stream, deck, scratch[ROW_DEAL], n)
-    return play_game(scratch, n, rules, held[row])
+    return play_game(scratch, n, rules, held[row], None)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -804,7 +877,7 @@ def play_given_deals(table, hands, lengths, out):
     scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
     for i in range(out.cards.shape[0]):
         set_hands(scratch[ROW_DEAL], hands[i], lengths[i], n)
-        result = play_game(scratch, n, rules, out.held[i])
+        result = play_game(scratch, n, rules, out.held[i], None)
         (
             out.end[i],
             out.winner[i],
@@ -815,3 +888,75 @@ def play_given_deals(table, hands, lengths, out):
             out.lead_changes[i],
             out.winner_behind[i],
         ) = result
+
+
+@njit(cache=True, _nrt=False)
+def _log_end(log, result):
+    """Close a logged game's log: a cycle's rows stop at its recorded tricks; then the end."""
+    end, winner, tricks = result[0], result[1], result[3]
+    if logs.overflowed(log):
+        return
+    if end == END_CYCLE:
+        logs.cut_after_turn(log, tricks)
+    log.at[logs.AT_TURN] = logs.last_turn(log)
+    logs.put(log, winner, EV_END, NONE, NONE, NONE, NONE, NONE, NONE, end)
+
+
+@njit(cache=True)
+def log_random_deals(table, run, out, rows, starts, begin):
+    """:func:`play_random_deals` for logged games, one after another, from row ``begin``.
+
+    Game ``i``'s events go to ``rows[starts[i]:starts[i + 1]]`` (this sets
+    ``starts[i + 1]``). Returns the row of the first game whose events did not fit in
+    ``rows`` (its record is not final: grow ``rows`` and call again from it), or G when
+    every game is done.
+    """
+    key0, key1, first_game = run.key0, run.key1, run.first
+    n, rules = table.players, table.rules
+    count = out.cards.shape[0]
+    scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
+    deck = np.empty(DECK_SIZE, np.int8)
+    stream = np.empty(RNG_STATE_SIZE, np.int64)
+    at = np.zeros(2, np.int64)
+    for i in range(begin, count):
+        log = logs.Log(rows[starts[i] :], at)
+        at[0] = 0
+        at[1] = 0
+        stream_init(stream, key0, key1, first_game + i, 0)
+        deal_random(stream, deck, scratch[ROW_DEAL], n)
+        result = play_game(scratch, n, rules, out.held[i], log)
+        _log_end(log, result)
+        if logs.overflowed(log):
+            return i
+        _store_result(out, i, result)
+        starts[i + 1] = starts[i] + at[0]
+    return count
+
+
+@njit(cache=True)
+def log_given_deal(table, hands, lengths, out, rows):
+    """:func:`play_given_deals` of one deal (row 0) with its log in ``rows``; returns the
+    rows written, which exceed ``len(rows)`` when it was too small (call again)."""
+    n, rules = table.players, table.rules
+    scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
+    at = np.zeros(2, np.int64)
+    log = logs.Log(rows, at)
+    set_hands(scratch[ROW_DEAL], hands[0], lengths[0], n)
+    result = play_game(scratch, n, rules, out.held[0], log)
+    _log_end(log, result)
+    _store_result(out, 0, result)
+    return at[0]
+
+
+@njit(cache=True)
+def _store_result(out, i, result):
+    (
+        out.end[i],
+        out.winner[i],
+        out.cards[i],
+        out.tricks[i],
+        out.cycle_cards[i],
+        out.cycle_tricks[i],
+        out.lead_changes[i],
+        out.winner_behind[i],
+    ) = result

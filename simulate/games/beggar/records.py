@@ -6,6 +6,8 @@ import numpy as np
 import pyarrow as pa
 
 from ... import arrow
+from ...logs import events
+from .deal import KIND_LETTERS
 from .rules import END_NAMES
 
 COLUMNS = {
@@ -48,3 +50,11 @@ def to_table(first_game: int, columns: dict[str, np.ndarray], players: int) -> p
     for seat in range(players):
         data[f"cards_held_{seat}"] = arrow.numeric(columns["held"][:, seat])
     return pa.table(data)
+
+
+def events_table(games: np.ndarray, rows: np.ndarray) -> pa.Table:
+    """The events of logged deals (``games`` int64[E], ``rows`` int32[E, W]): cards are
+    written ``A``, ``K``, ``Q``, ``J`` or ``-`` (a plain card); there is no stock."""
+    return events.to_table(
+        games, rows, card_names=KIND_LETTERS, end_names=END_NAMES, has_stock=False
+    )

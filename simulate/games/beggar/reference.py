@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass
 
+from ...logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
 from .deal import PLAIN
 from .rules import END_NAMES, BeggarRules
 
@@ -42,13 +43,30 @@ class BeggarRecord:
     any seat minus the winner's); -1 when there is no winner."""
 
 
-def play(hands: list[list[int]], rules: BeggarRules | None = None) -> BeggarRecord:
-    """Play a deal to its end and return its record."""
-    return _Game(hands, rules or BeggarRules()).run()
+def play(
+    hands: list[list[int]], rules: BeggarRules | None = None, *, trace: list | None = None
+) -> BeggarRecord:
+    """Play a deal to its end and return its record.
+
+    ``trace``: a list that receives the game's events, one list of ``W`` ints each, as the
+    kernel logs them (:mod:`simulate.logs.events`): every card played (``card`` its kind,
+    ``count`` the debt still owed), every pile taken, every seat out, and the end.
+    """
+    record = _Game(hands, rules or BeggarRules(), trace).run()
+    if trace is not None:
+        turn = trace[-1][0] if trace else 0
+        trace.append(_row(turn, record.winner, EV_END, end=END_NAMES.index(record.end)))
+    return record
+
+
+def _row(turn, seat, event, card=NONE, count=NONE, hand=NONE, end=NONE) -> list[int]:
+    """One event row (the layout of :mod:`simulate.logs.events`; no cause, suit or stock)."""
+    return [turn, seat, event, card, NONE, count, NONE, hand, NONE, end]
 
 
 class _Game:
-    def __init__(self, hands: list[list[int]], rules: BeggarRules):
+    def __init__(self, hands: list[list[int]], rules: BeggarRules, trace: list | None = None):
+        self.trace = trace
         self.n = len(hands)
         self.hands = [deque(hand) for hand in hands]
         self.in_game = [bool(hand) for hand in hands]
@@ -105,6 +123,7 @@ class _Game:
                 # Called on with no cards: out. The call passes to the next seat still in,
                 # with the same debt; if that leaves one seat, it takes the pile and wins.
                 self.in_game[seat] = False
+                self.log(seat, EV_OUT, hand=0)
                 if sum(self.in_game) == 1:
                     winner = self.in_game.index(True)
                     self.take_pile(winner)
@@ -116,16 +135,21 @@ class _Game:
             self.cards += 1
             if card != PLAIN:
                 claimant, owed = seat, self.owed_for[card]
+                self.log(seat, EV_PLAY, card, owed, len(self.hands[seat]))
                 seat = self.next_in(seat)
             elif owed == 0:
+                self.log(seat, EV_PLAY, card, 0, len(self.hands[seat]))
                 seat = self.next_in(seat)
             else:
                 owed -= 1
+                self.log(seat, EV_PLAY, card, owed, len(self.hands[seat]))
                 if owed == 0:
                     self.take_pile(claimant)
                     for other in range(self.n):
-                        if not self.hands[other]:
+                        if not self.hands[other] and self.in_game[other]:
                             self.in_game[other] = False
+                            if self.trace is not None:  # the trick just taken
+                                self.trace.append(_row(self.tricks, other, EV_OUT, hand=0))
                     if sum(self.in_game) == 1:
                         return self.record(claimant, END_OUT)
                     self.collector = claimant
@@ -133,8 +157,14 @@ class _Game:
             if self.time_limit is not None and self.cards >= self.time_limit:
                 return self.time_is_up()
 
+    def log(self, seat: int, event: int, card=NONE, count=NONE, hand=NONE) -> None:
+        """An event of the trick being played, when tracing."""
+        if self.trace is not None:
+            self.trace.append(_row(self.tricks + 1, seat, event, card, count, hand))
+
     def take_pile(self, seat: int) -> None:
         """The pile goes under ``seat``'s hand in the order played; conservation is checked."""
+        self.log(seat, EV_TAKE, count=len(self.pile), hand=len(self.hands[seat]) + len(self.pile))
         self.hands[seat].extend(self.pile)
         self.pile.clear()
         self.tricks += 1

@@ -1,0 +1,131 @@
+"""``cardsim replay DIR``: a game of a run folder from its log or played again, and
+``cardsim play bmn --trace``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from simulate.cli import app
+from simulate.games.registry import resolve_game
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The same Beggar-My-Neighbour run (3 players, penalties changed), with and without a
+    log of its first 20 games, and a small match-play run of Pis Yedili."""
+    root = tmp_path_factory.mktemp("runs")
+    common = ["--games", "200", "--seed", "12", "--players", "3", "--rule", "penalties.A=5"]
+    for name, extra in (("logged", ["--log", "20"]), ("plain", [])):
+        result = invoke("simulate", "bmn", *common, *extra, "--out", root / name, "--no-report")
+        assert result.exit_code == 0, result.output
+    result = invoke(
+        "simulate", "pis-yedili", "--games", "3", "--seed", "3", "--rule", "match_deals=2",
+        "--out", root / "matches", "--no-report",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.mark.parametrize("game", [0, 7, 19])
+def test_replay_from_the_log_reads_as_the_replay_played_again(runs, game):
+    logged = invoke("replay", runs / "logged", "--game", game)
+    plain = invoke("replay", runs / "plain", "--game", game)
+    assert logged.exit_code == 0 and plain.exit_code == 0, logged.output + plain.output
+    assert logged.output == plain.output
+    lines = logged.output.splitlines()
+    assert lines[0] == (
+        f"beggar-my-neighbour, 3 players, seed 12, game {game}; rules changed: penalties.A=5"
+    )
+    assert lines[1].startswith("deal: ")
+    assert lines[-1].startswith("end: ")
+    tricks = [line for line in lines if line.startswith("trick ")]
+    taken = sum(line.count(" takes ") for line in tricks)
+    events = json.loads(
+        invoke("replay", runs / "logged", "--game", game, "--format", "json").output
+    )
+    assert taken == sum(1 for event in events if event["event"] == "take")
+    assert [event["seq"] for event in events] == list(range(len(events)))
+
+
+def test_replay_of_a_game_past_the_log_matches_the_run_records(runs):
+    import pandas as pd
+
+    games = pd.read_parquet(runs / "logged" / "games")
+    result = invoke("replay", runs / "logged", "--game", 150, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = result.output.splitlines()
+    assert rows[0].startswith("game,seq,turn,seat,event,card")
+    plays = sum(1 for row in rows[1:] if row.split(",")[4] == "play")
+    assert plays == games.loc[games["game"] == 150, "cards"].item()
+
+
+def test_replay_by_name_prints_the_same_game(runs):
+    by_name = invoke("replay", "bmn", "--seed", 12, "--players", 3, "--rule", "penalties.A=5",
+                     "--game", 7)  # fmt: skip
+    from_folder = invoke("replay", runs / "plain", "--game", 7)
+    assert by_name.exit_code == 0, by_name.output
+    assert by_name.output == from_folder.output
+
+
+def test_hands_adds_each_seats_cards(runs):
+    result = invoke("replay", runs / "logged", "--game", 3, "--hands")
+    tricks = [line for line in result.output.splitlines() if line.startswith("trick ")]
+    for line in tricks:
+        held = [int(count) for count in line.rsplit("[", 1)[1].rstrip("]").split()]
+        assert len(held) == 3 and sum(held) == 52  # every trick ends with the pile taken
+
+
+def test_match_run_replays_a_deal_and_refuses_game(runs):
+    refused = invoke("replay", runs / "matches", "--game", 1)
+    assert refused.exit_code == 2
+    assert "--match M --deal K" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    deal = invoke("replay", runs / "matches", "--match", 1, "--deal", 1)
+    assert deal.exit_code == 0, deal.output
+    assert "match 1, deal 1" in deal.output.splitlines()[0]
+    by_name = invoke("replay", "pis-yedili", "--seed", 3, "--rule", "match_deals=2",
+                     "--match", 1, "--deal", 1)  # fmt: skip
+    assert by_name.output.splitlines()[1:] == deal.output.splitlines()[1:]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["logged", "--game", "200"], ["game 200 is not in the run", "200 games"]),
+        (["logged", "--game", "-1"], ["--game must be at least 0"]),
+        (["logged", "--match", "0"], ["single games", "--game"]),
+        (["logged", "--seed", "3"], ["run folder", "--seed"]),
+        (["logged", "--format", "xml"], ["--format", "xml"]),
+        (["logged", "--rotation", "1"], ["--rotation"]),
+    ],
+)
+def test_bad_replays_are_one_line(runs, args, words):
+    result = invoke("replay", runs / args[0], *args[1:])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    for word in words:
+        assert word in result.output
+
+
+def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
+    result = invoke("replay", tmp_path, "--game", 0)
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_play_trace_prints_the_deal_trick_by_trick():
+    result = invoke("play", "bmn", "--deal", "J23/4J5", "--trace")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    engine = resolve_game("bmn").spec.engine()
+    outcome = engine.play_given(resolve_game("bmn").base_rules(), "J23/4J5")
+    assert lines[-1] == engine.outcome_text(outcome)
+    assert sum(1 for line in lines if line.startswith("trick ")) == outcome["tricks"]
+    assert lines[0] == "trick 1: 0:J 1:-; seat 0 takes 2"  # J, then one card paid
