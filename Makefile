@@ -16,7 +16,7 @@ $(BIN)/python:
 # PYTHONWARNINGS: setuptools announces every editable install with a warning, whichever
 # mode; nothing in it needs the reader.
 $(STAMP): pyproject.toml | $(BIN)/python
-	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev]'
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -53,6 +53,18 @@ NEGLIGIBLE_CHANGE = 2.0
 module does not import: it would load pandas)."""
 
 
+def _cluster(scheduler: str | None, threads: int | None):
+    """The Dask cluster at ``scheduler`` for a ``with`` block (None without one), reached
+    before anything is written (:func:`simulate.cluster.connect`)."""
+    if scheduler is None:
+        from contextlib import nullcontext
+
+        return nullcontext()
+    from .cluster import connect
+
+    return connect(scheduler, threads=threads)
+
+
 def _echo(progress: bool) -> Callable[[str], None]:
     """Where the commands' lines go: standard error with ``progress``, else nowhere."""
     if progress:
@@ -74,6 +86,8 @@ def simulate(
     force: bool = False,
     report: bool = False,
     progress: bool = False,
+    log: int | str = 0,
+    scheduler: str | None = None,
 ) -> Run:
     """Play a run, as ``cardsim simulate``, and return it as :func:`analysis.load.load_run`
     reads a run folder: a :class:`analysis.load.Run` with ``meta``, ``games`` (one row per
@@ -85,7 +99,12 @@ def simulate(
     writes its report (and ``summary.csv``) as the command does. Without ``out`` nothing is
     written, ``path`` is None and ``meta`` is what ``run.json`` would open with.
     ``games``, ``players``, ``seed``, ``rules``, ``strategies`` and ``rotate_seats`` are
-    those of :func:`simulate.run`."""
+    those of :func:`simulate.run`. ``log=N`` logs the first N games (matches) event by
+    event (``"all"``: every game of a run of at most 100,000): the Run's ``events``, one
+    row per event (``events.parquet`` in the run folder), else None. ``scheduler``
+    (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a Dask cluster
+    (``docs/cluster.md``): the same records, written here; ``threads`` is then each
+    worker's."""
     from analysis.load import Run, load_run
 
     from .engine import play_run
@@ -102,14 +121,19 @@ def simulate(
         rules=rules,
         strategies=strategies,
         rotate_seats=rotate_seats,
+        log=log,
     )
-    games_table, matches_table = play_run(
-        request,
-        out=out,
-        progress=progress,
-        force=force,
-        collect=out is None,  # a run folder is read back as load_run reads it
-    )
+    logged: list = []
+    with _cluster(scheduler, threads) as cluster:
+        games_table, matches_table = play_run(
+            request,
+            out=out,
+            progress=progress,
+            force=force,
+            collect=out is None,  # a run folder is read back as load_run reads it
+            events=logged,
+            play=None if cluster is None else cluster.play_chunks,
+        )
     if out is not None:
         if report:
             from analysis.reports import write_report
@@ -124,7 +148,13 @@ def simulate(
     if matches_table is not None:
         matches = matches_table.to_pandas()
         matches.attrs.update(meta)
-    return Run(path=None, meta=meta, games=records, matches=matches)
+    events = None
+    if logged:
+        from .logs.tables import concat_events
+
+        events = concat_events(logged).to_pandas()
+        events.attrs.update(meta)
+    return Run(path=None, meta=meta, games=records, matches=matches, events=events)
 
 
 def balance(
@@ -247,6 +277,7 @@ def sweep(
     progress: bool = False,
     negligible_share: float = NEGLIGIBLE_SHARE,
     negligible_change: float = NEGLIGIBLE_CHANGE,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Run a house-rule study, as ``cardsim sweep STUDY.toml --out OUT``, and return its
     comparison table: one row per variant and player count, with the figures, intervals,
@@ -261,7 +292,8 @@ def sweep(
     without, nothing but the runs is written and the table is computed in memory.
     ``negligible_share`` (percentage points of a share, 0 to under 100) and
     ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
-    thresholds, as ``--negligible-share`` and ``--negligible-change``."""
+    thresholds, as ``--negligible-share`` and ``--negligible-change``. ``scheduler``: the
+    cells' games are played on a Dask cluster, as for :func:`simulate`."""
     from .studies.file import load_study
     from .studies.sweep import plan_sweep, run_sweep
 
@@ -269,7 +301,15 @@ def sweep(
     if not hasattr(study, "cells"):
         study = load_study(study)
     plan = plan_sweep(study, out, games, threads, force, resume)
-    run_sweep(plan, progress=progress, compare=report, echo=_echo(progress), charts=verdict)
+    with _cluster(scheduler, threads) as cluster:
+        run_sweep(
+            plan,
+            progress=progress,
+            compare=report,
+            echo=_echo(progress),
+            charts=verdict,
+            cluster=cluster,
+        )
     counts = sorted({cell.players for cell in plan.cells})
     tables = []
     for players in counts:

@@ -33,6 +33,7 @@ from rich.progress import (
 from . import arrow
 from .folder.writer import RunWriter, check_space
 from .games.spec import Chunk
+from .logs.tables import interleave_events
 from .request import DEFAULT_GAMES, Request, make_request
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
@@ -47,7 +48,7 @@ class RunInterrupted(Exception):
     """Ctrl-C or SIGTERM stopped a run; the finished chunks were kept. ``complete``: the
     signal came during the last chunk, so the run was finished first."""
 
-    def __init__(self, completed: int, games: int, folder, *, unit: str = "game"):
+    def __init__(self, completed: int, games: int, folder, *, unit: str = "game", reason: str = ""):
         self.completed, self.games, self.folder = completed, games, folder
         self.complete = completed >= games
         units = "matches" if unit == "match" else "games"
@@ -56,7 +57,13 @@ class RunInterrupted(Exception):
         else:
             text = f"interrupted after {completed:,} of {games:,} {units}"
             text += f"; the finished {units} are in {folder}" if folder else ""
-        super().__init__(text)
+        super().__init__(f"{reason}: {text}" if reason else text)
+
+
+class RunStopped(Exception):
+    """Raised by a source of chunks that can no longer deliver any (a cluster whose
+    scheduler was lost): :func:`stream` stops the run as an interruption, its message
+    saying why."""
 
 
 MATCH_CHUNK_DEALS = 4
@@ -105,9 +112,7 @@ def play_chunks(
     numba.set_num_threads(request.threads)
     spans = [(0, request.games)] if spans is None else spans
     seatings = request.seatings()
-    chunk_size = max(1, chunk_size // len(seatings))
-    if request.match_play:
-        chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
+    chunk_size = games_per_chunk(request, chunk_size)
     done = request.games - sum(stop - first for first, stop in spans)
     replayed = 0
     with _progress_bar(request, progress, done) as bar:
@@ -118,6 +123,22 @@ def play_chunks(
                 replayed += chunk.games.num_rows
                 yield first, count, chunk
                 bar.advance(count)
+
+
+def games_per_chunk(request: Request, chunk_size: int = DEFAULT_CHUNK) -> int:
+    """Games (matches) per chunk for about ``chunk_size`` records: fewer with rotated seats
+    (a record per seating) and in match play (a record per deal)."""
+    chunk_size = max(1, chunk_size // len(request.seatings()))
+    if request.match_play:
+        chunk_size = max(1, chunk_size // MATCH_CHUNK_DEALS)
+    return chunk_size
+
+
+def play_chunk(request: Request, first: int, count: int, row: int = 0) -> Chunk:
+    """Games (matches) ``first .. first + count - 1`` of ``request`` in every seating, with
+    the threads numba has in this thread: one chunk as :func:`play_chunks` yields it
+    (``row``: the ``game`` number of its first record in match play)."""
+    return _play_chunk(request, request.seatings(), first, count, row)
 
 
 def play_one(request: Request, game: int, row: int = 0) -> Chunk:
@@ -156,7 +177,7 @@ def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
         column = arrow.constant(rotation, table.num_rows, np.int8)
         return table.append_column("rotation", column)
 
-    return Chunk(tag(chunk.games), tag(chunk.matches))
+    return Chunk(tag(chunk.games), tag(chunk.matches), tag(chunk.events))
 
 
 def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
@@ -168,7 +189,8 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
         return parts[0]
     games = pa.concat_tables([part.games for part in parts])
     if not match_play:
-        return Chunk(games.sort_by([("game", "ascending"), ("rotation", "ascending")]))
+        games = games.sort_by([("game", "ascending"), ("rotation", "ascending")])
+        return Chunk(games, events=interleave_events(parts, games))
     games = games.sort_by(
         [("match", "ascending"), ("rotation", "ascending"), ("deal", "ascending")]
     )
@@ -176,7 +198,7 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
     games = games.set_column(games.schema.get_field_index("game"), "game", numbers)
     matches = pa.concat_tables([part.matches for part in parts])
     matches = matches.sort_by([("match", "ascending"), ("rotation", "ascending")])
-    return Chunk(games, matches)
+    return Chunk(games, matches, interleave_events(parts, games))
 
 
 def run(
@@ -244,10 +266,14 @@ def play_run(
     skip_space_check: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
     collect: bool = True,
+    play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
+    events: list | None = None,
 ) -> tuple[pa.Table | None, pa.Table | None]:
     """:func:`run`'s work on a validated ``request``: ``(games, matches)``, the records as
     Arrow tables (``matches`` None unless the rules make matches), the run folder written
-    with ``out``. Without ``collect`` the records are only written (both tables are None)."""
+    with ``out``. Without ``collect`` the records are only written (both tables are None).
+    ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
+    receives the logged games' events tables (with ``collect``)."""
     writer = None
     if out is not None:
         if not skip_space_check:
@@ -256,12 +282,14 @@ def play_run(
     chunks: list[Chunk] = []
     try:
         keep = chunks.append if collect else None
-        stream(request, writer, keep, progress=progress, chunk_size=chunk_size)
+        stream(request, writer, keep, progress=progress, chunk_size=chunk_size, play=play)
     finally:
         if writer is not None:
             writer.close()
     if not collect:
         return None, None
+    if events is not None:
+        events.extend(chunk.events for chunk in chunks if chunk.events is not None)
     games_table = pa.concat_tables([chunk.games for chunk in chunks])
     matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
     return games_table, pa.concat_tables(matches) if matches else None
@@ -275,8 +303,13 @@ def stream(
     progress: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
     start: int = 0,
+    play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
+
+    ``play``: where the chunks come from, a function called as :func:`play_chunks` is
+    (default: :func:`play_chunks`, on this machine; a cluster's, see
+    :mod:`simulate.cluster`); it yields the chunks in game order.
 
     With a writer, the games its folder lacks are played (all of them for a new run; for
     a resumed one the unfinished tail and any chunk found damaged); without one, the games
@@ -299,7 +332,8 @@ def stream(
 
     def deliver(first: int, count: int, chunk: Chunk) -> None:
         if writer is not None:
-            writer.write(first, count, {"games": chunk.games, "matches": chunk.matches})
+            tables = {"games": chunk.games, "matches": chunk.matches, "events": chunk.events}
+            writer.write(first, count, tables)
         if consume is not None:
             consume(chunk)
 
@@ -312,7 +346,9 @@ def stream(
         try:
             # closing: the progress bar is gone before any message about a failure
             left = sum(stop - first for first, stop in spans)
-            with closing(play_chunks(request, chunk_size, progress, spans, rows_before)) as chunks:
+            play_source = play_chunks if play is None else play
+            chunks = play_source(request, chunk_size, progress, spans, rows_before)
+            with closing(chunks):
                 for first, count, chunk in chunks:
                     if pending is not None:
                         pending.result()
@@ -324,11 +360,16 @@ def stream(
                         raise KeyboardInterrupt
                 if pending is not None:
                     pending.result()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, RunStopped) as exc:
             _settle(pending)  # let a write in flight finish
             completed = finish("interrupted") if writer is not None else 0
+            reason = str(exc) if isinstance(exc, RunStopped) else ""
             raise RunInterrupted(
-                completed, request.games, writer and writer.folder, unit=request.unit
+                completed,
+                request.games,
+                writer and writer.folder,
+                unit=request.unit,
+                reason=reason,
             ) from None
         except BaseException:  # a full disk (DiskFull), a user strategy's error...
             _settle(pending)

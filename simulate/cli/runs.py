@@ -34,6 +34,27 @@ ReportOpt = Annotated[
     bool,
     typer.Option("--report/--no-report", help="Write the report when the run is complete."),
 ]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Play on a Dask cluster: tcp://HOST:PORT (a running scheduler), local or "
+        "local:N (N worker processes here); this machine writes the records, which are "
+        "the same as without it (default: play here; needs pip install 'cardsim[cluster]').",
+    ),
+]
+
+
+def cluster_session(scheduler: str | None, threads: int | None):
+    """The cluster of ``--scheduler`` for a ``with`` block (None without one); each
+    worker's numba threads are ``--threads`` where given. Connecting comes before anything
+    is written: an unreachable scheduler is one line, and the folder is left as it was."""
+    if scheduler is None:
+        return nullcontext()
+    from ..cluster import connect
+
+    return connect(scheduler, threads=threads)
 
 
 @app.command()
@@ -79,6 +100,15 @@ def simulate(
             "(default: off).",
         ),
     ] = False,
+    log: Annotated[
+        str | None,
+        typer.Option(
+            metavar="N|all",
+            help="Log the first N games (matches) event by event into DIR/events/; all: "
+            "every game of a run of at most 100,000 (default: none).",
+        ),
+    ] = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Play many games into a run folder, then write its report.
 
@@ -88,6 +118,10 @@ def simulate(
     from ..request import DEFAULT_GAMES, make_request
 
     strategies = seat_list(strategy, seats)
+    if scheduler is not None:
+        from ..cluster import parse_address
+
+        parse_address(scheduler)
     if resume:
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
@@ -104,8 +138,12 @@ def simulate(
             overrides=rule_overrides(config, rule, game) if (rule or config) else None,
             strategies=strategies,
             rotate_seats=rotate_seats,
+            log=log,
         )
-        request, writer = _resume(game, out, threads)
+        with cluster_session(scheduler, threads) as cluster:
+            request, writer = _resume(game, out, threads)
+            with writer:
+                run_and_report(request, writer, out, report_, cluster=cluster)
     else:
         # Everything is checked before the engine (and numba) is imported: a mistake is
         # reported in a fifth of a second.
@@ -118,6 +156,7 @@ def simulate(
             rules=rule_overrides(config, rule, game),
             strategies=strategies,
             rotate_seats=rotate_seats,
+            log=_log_count(log),
         )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -126,9 +165,10 @@ def simulate(
             from ..folder.writer import check_space
 
             check_space(out, request.meta(), request.games)
-        writer = RunWriter(out, request.meta(), force=force)
-    with writer:
-        run_and_report(request, writer, out, report_)
+        with cluster_session(scheduler, threads) as cluster:
+            writer = RunWriter(out, request.meta(), force=force)
+            with writer:
+                run_and_report(request, writer, out, report_, cluster=cluster)
 
 
 def _check_settings(game: str, out: Path, **given) -> None:
@@ -160,11 +200,29 @@ def _check_settings(game: str, out: Path, **given) -> None:
             differ.append(f"seats {','.join(asked)} (the run's: {','.join(meta['strategies'])})")
     if given["rotate_seats"] and not meta.get("rotate_seats"):
         differ.append("--rotate-seats (the run's seats do not rotate)")
+    if given["log"] is not None:
+        from ..request import logged_games
+
+        asked_log = logged_games(_log_count(given["log"]), int(meta.get("games", 0)))
+        if asked_log != meta.get("log", 0):
+            differ.append(f"--log {given['log']} (the run's: {meta.get('log', 0)})")
     if differ:
         raise CardsimError(
             f"--resume completes the run in {out} with its own settings, and these differ: "
             + "; ".join(differ)
         )
+
+
+def _log_count(log: str | None) -> int | str:
+    """``--log``'s value as :func:`simulate.request.make_request` takes it."""
+    if log is None:
+        return 0
+    text = log.strip().replace(",", "").replace("_", "")
+    if text.lower() == "all":
+        return "all"
+    if text.isdigit():
+        return int(text)
+    raise CardsimError(f"--log must be a whole number of games from 0, or all, got {log!r}")
 
 
 def _resume(game: str, out: Path, threads: int | None):
@@ -189,18 +247,21 @@ def _resume(game: str, out: Path, threads: int | None):
     return request, writer
 
 
-def run_and_report(request, writer, out: Path, report_: bool) -> None:
-    """Stream a run into its folder, then (``report_``) write its report."""
+def run_and_report(request, writer, out: Path, report_: bool, *, cluster=None) -> None:
+    """Stream a run into its folder, then (``report_``) write its report. ``cluster``
+    (:class:`simulate.cluster.session.Cluster`): where the games are played, if not here."""
     from ..engine import RunInterrupted, stream
 
     unit = "match" if request.match_play else "game"
+    where = count(request.threads, "thread") if cluster is None else cluster.text
     typer.echo(
         f"{request.game.title}: {count(request.games, unit)}, {request.players} players, "
-        f"seed {request.seed}, {count(request.threads, 'thread')} -> {out}",
+        f"seed {request.seed}, {where} -> {out}",
         err=True,
     )
     try:
-        stream(request, writer, progress=True)
+        play = None if cluster is None else cluster.play_chunks
+        stream(request, writer, progress=True, play=play)
     except RunInterrupted as exc:
         then = (
             f"write its report with: cardsim report {out}"

@@ -19,6 +19,7 @@ from .common import (
     count_option,
     user_errors,
 )
+from .runs import SchedulerOpt, cluster_session
 
 COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
 """What a comparison writes into its folder (besides its charts)."""
@@ -89,6 +90,7 @@ def sweep(
     formats: FormatsOpt = None,
     negligible_share: NegligibleShareOpt = None,
     negligible_change: NegligibleChangeOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Run a study's variants on the same deals, then compare them.
 
@@ -100,6 +102,10 @@ def sweep(
 
     charts = dict(zip(("dpi", "formats"), chart_options(dpi, formats), strict=True))
     charts |= verdict_options(negligible_share, negligible_change)
+    if scheduler is not None:
+        from ..cluster import parse_address
+
+        parse_address(scheduler)
     study = load_study(study_file)
     if out is None:
         if resume:
@@ -118,9 +124,16 @@ def sweep(
         err=True,
     )
     try:
-        written = run_sweep(
-            plan, echo=lambda line: typer.echo(line, err=True), compare=report_, charts=charts
-        )
+        with cluster_session(scheduler, threads) as cluster:
+            if cluster is not None:
+                typer.echo(f"on {cluster.text}", err=True)
+            written = run_sweep(
+                plan,
+                echo=lambda line: typer.echo(line, err=True),
+                compare=report_,
+                charts=charts,
+                cluster=cluster,
+            )
     except SweepInterrupted as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(130) from None

@@ -132,10 +132,14 @@ def run_sweep(
     echo: Callable[[str], None] = print,
     chunk_size: int | None = None,
     charts: dict | None = None,
+    cluster=None,
 ) -> list[Path]:
     """Run every cell of the plan, then (``compare``) write the comparison reports, with
     ``charts`` (``dpi``, ``formats``; the verdict's ``negligible_share``,
     ``negligible_change``) passed on to ``write_comparison``.
+
+    ``cluster`` (:class:`simulate.cluster.session.Cluster`): where the cells' games are
+    played, if not here (each cell's run folder is written here all the same).
 
     Returns the comparison reports written (HTML and Markdown paths). Raises
     :class:`SweepInterrupted` when a cell is interrupted (its finished chunks are kept).
@@ -145,11 +149,13 @@ def run_sweep(
             write_atomic(plan.out / STUDY_COPY, plan.study.text.encode("utf-8"))
         except OSError as exc:
             raise CardsimError(f"cannot write into {plan.out}: {exc.strerror}") from None
-        _run_cells(plan, progress, echo, chunk_size)
+        _run_cells(plan, progress, echo, chunk_size, cluster)
         return write_comparisons(plan, echo, **(charts or {})) if compare else []
 
 
-def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size) -> None:
+def _run_cells(
+    plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size, cluster=None
+) -> None:
     total = len(plan.cells)
     skill_actions = plan.skill_actions or [RUN] * total
     for number, cell in enumerate(plan.cells, 1):
@@ -162,10 +168,12 @@ def _run_cells(plan: SweepPlan, progress: bool, echo: Callable[[str], None], chu
                 (cell.skill, skill, skill_actions[number - 1], f"{label}, skill -> {skill}")
             )
         for request, where, action, text in runs:
-            _play(plan, request, where, action, text, progress, echo, chunk_size)
+            _play(plan, request, where, action, text, progress, echo, chunk_size, cluster)
 
 
-def _play(plan, request, folder: Path, action: str, label: str, progress, echo, chunk_size):
+def _play(
+    plan, request, folder: Path, action: str, label: str, progress, echo, chunk_size, cluster=None
+):
     """One run of the study into ``folder``: played (``run``), completed (``resume``) or
     kept (``skip``)."""
     from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
@@ -182,7 +190,13 @@ def _play(plan, request, folder: Path, action: str, label: str, progress, echo, 
         echo(label)
     with writer:
         try:
-            stream(request, writer, progress=progress, chunk_size=chunk_size or DEFAULT_CHUNK)
+            stream(
+                request,
+                writer,
+                progress=progress,
+                chunk_size=chunk_size or DEFAULT_CHUNK,
+                play=None if cluster is None else cluster.play_chunks,
+            )
         except RunInterrupted as exc:
             what = "complete, then interrupted" if exc.complete else str(exc)
             raise SweepInterrupted(

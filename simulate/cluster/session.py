@@ -1,0 +1,306 @@
+"""The client's side of a run on a cluster: connect, check the workers, play in order.
+
+:func:`connect` reaches the scheduler (or starts a ``LocalCluster`` of one-thread worker
+processes), waits for a worker, and refuses workers whose cardsim, numba or numpy differ
+from the client's. :meth:`Cluster.play_chunks` is :func:`simulate.engine.play_chunks` on
+the cluster: it cuts the games into tasks of one chunk each, keeps at most
+:data:`IN_FLIGHT_PER_WORKER` tasks per worker in flight (so the chunks waiting on the
+client stay bounded), and yields the chunks in game order as they arrive, so that
+:func:`simulate.engine.stream` writes the run folder exactly as for a run played here.
+
+Faults: a worker that dies takes its tasks with it and the scheduler runs them again
+elsewhere (a task that kills :data:`ALLOWED_FAILURES` workers stops the run, kept as an
+interruption); a scheduler lost mid-run stops the run as an interruption
+(:class:`simulate.engine.RunStopped`); the client's Ctrl-C and SIGTERM are
+:func:`~simulate.engine.stream`'s, and the tasks still in flight are cancelled.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import signal
+import threading
+import uuid
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pyarrow as pa
+
+from .. import arrow
+from ..errors import CardsimError
+from ..games.spec import Chunk
+from ..request import Request, max_threads
+from .address import SchedulerAddress, parse_address
+from .task import VERSIONED, check_versions, describe, play_task, worker_versions
+
+CONNECT_TIMEOUT_S = 5
+"""How long to try to reach a scheduler before saying it cannot be reached."""
+WORKERS_TIMEOUT_S = 30
+"""How long to wait for a scheduler's first worker."""
+TASKS_PER_WORKER = 4
+"""A run is cut into about this many tasks per worker (fewer where chunks would exceed
+:data:`simulate.engine.DEFAULT_CHUNK` records), so that the last tasks are short."""
+SMALLEST_TASK = 1 << 14
+"""Records below which a run is not cut further (a task then takes some 20 ms or more)."""
+IN_FLIGHT_PER_WORKER = 2
+"""Tasks in flight per worker: one played, one waiting, so a worker never idles for the
+round trip. The chunks held by the client are at most this many per worker."""
+ALLOWED_FAILURES = 3
+"""Dask's ``distributed.scheduler.allowed-failures``: a task whose workers died this many
+times is given up (its error is ``KilledWorker``)."""
+
+
+def _distributed():
+    """The ``distributed`` module, or one line saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise CardsimError(
+            "running on a Dask cluster needs the package distributed, which is not installed "
+            "here: pip install 'cardsim[cluster]'"
+        ) from None
+    return distributed
+
+
+@contextmanager
+def connect(address, *, threads: int | None = None, echo=None) -> Iterator[Cluster]:
+    """The cluster at ``address`` (``tcp://HOST:PORT``, ``local`` or ``local:N``) for the
+    length of the ``with`` block; closed after it (a local one is shut down).
+
+    ``threads``: numba's threads in each worker (default: the worker's cores; on a local
+    cluster of N workers, the cores here divided among them). Before anything is written:
+    an address that is not one of those forms, a scheduler not reached within
+    :data:`CONNECT_TIMEOUT_S`, one without workers for :data:`WORKERS_TIMEOUT_S`, and
+    workers of other versions are each refused in one line (:class:`CardsimError`)."""
+    where = parse_address(address)
+    distributed = _distributed()
+    quiet = _Quiet()
+    local = client = None
+    try:
+        if where.local:
+            local = _local_cluster(distributed, where.workers)
+            if threads is None:
+                threads = max(1, max_threads() // where.workers)
+            url = local.scheduler_address
+        else:
+            url = where.url
+        try:
+            client = distributed.Client(url, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise CardsimError(
+                f"cannot reach the Dask scheduler at {where.text} (tried for "
+                f"{CONNECT_TIMEOUT_S} s: {_first_line(exc)}); is a scheduler running there "
+                "(dask scheduler), and its port open to this machine?"
+            ) from None
+        cluster = Cluster(client, where, threads)
+        cluster.check_workers()
+        if echo is not None:
+            echo(f"on {cluster.text}")
+        yield cluster
+    finally:
+        try:
+            if client is not None:
+                client.close(timeout=CONNECT_TIMEOUT_S)
+            if local is not None:
+                local.close(timeout=2 * CONNECT_TIMEOUT_S)
+        except Exception:  # a lost scheduler: nothing left to close
+            pass
+        quiet.restore()
+
+
+def _local_cluster(distributed, workers: int):
+    """A ``LocalCluster`` of ``workers`` processes, one thread each, no dashboard. Its
+    processes ignore SIGINT, so that Ctrl-C in a terminal (sent to the whole process group)
+    reaches the client alone, which stops the run cleanly and then shuts them down."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+    try:
+        with warnings.catch_warnings():
+            # its scheduler's HTTP server moving off a busy port 8787: nothing to act on
+            warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+            return distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+
+
+class _Quiet:
+    """Dask's own log lines off (our errors say what happened, in one line), restored
+    after the run."""
+
+    PREFIXES = ("distributed", "tornado")
+
+    def __init__(self):
+        # Dask's logging configuration gives some of its loggers levels of their own
+        # (distributed.client...): each one is silenced, not just the parents.
+        names = [
+            name
+            for name in (*self.PREFIXES, *logging.root.manager.loggerDict)
+            if name.split(".")[0] in self.PREFIXES
+        ]
+        self.levels = {name: logging.getLogger(name).level for name in names}
+        for name in names:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+    def restore(self) -> None:
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class Cluster:
+    """A connected Dask client and what cardsim needs of it."""
+
+    def __init__(self, client, where: SchedulerAddress, threads: int | None):
+        self.client, self.where, self.threads = client, where, threads
+
+    @property
+    def workers(self) -> int:
+        """The workers the scheduler has now."""
+        return len(self.client.nthreads())
+
+    @property
+    def text(self) -> str:
+        """``2 workers at local:2`` (for the banner)."""
+        count = self.workers
+        return f"{count:,} worker{'s' if count != 1 else ''} at {self.where.text}"
+
+    def check_workers(self) -> None:
+        """Wait for a worker; refuse workers whose :data:`VERSIONED` differ from ours."""
+        try:
+            self.client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+        except (TimeoutError, OSError):
+            raise CardsimError(
+                f"the Dask scheduler at {self.where.text} has no workers (waited "
+                f"{WORKERS_TIMEOUT_S} s); start some with: dask worker {self.where.text} "
+                "--nthreads 1"
+            ) from None
+        try:
+            found = self.client.run(worker_versions)
+        except Exception as exc:
+            raise CardsimError(
+                f"the workers at {self.where.text} cannot run cardsim ({type(exc).__name__}: "
+                f"{_first_line(exc)}); every worker needs cardsim installed with the "
+                "client's versions"
+            ) from None
+        mine = worker_versions()
+        for address, versions in sorted(found.items()):
+            check_versions(mine, versions, f"worker {address}")
+
+    def task_size(self, request: Request, chunk_size: int, left: int) -> int:
+        """Games (matches) per task: about :data:`TASKS_PER_WORKER` tasks per worker,
+        none over ``chunk_size`` records nor (unless the run is that small) under
+        :data:`SMALLEST_TASK`."""
+        from ..engine import games_per_chunk
+
+        most = games_per_chunk(request, chunk_size)
+        smallest = games_per_chunk(request, SMALLEST_TASK)
+        balanced = -(-left // (TASKS_PER_WORKER * max(1, self.workers)))
+        return max(1, min(most, max(smallest, balanced)))
+
+    def play_chunks(
+        self,
+        request: Request,
+        chunk_size: int | None = None,
+        progress: bool = False,
+        spans: list[tuple[int, int]] | None = None,
+        rows_before=None,
+    ) -> Iterator[tuple[int, int, Chunk]]:
+        """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
+        chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
+        the games of every task as it comes back. Closing the generator cancels the tasks
+        still in flight."""
+        from distributed import as_completed
+
+        from ..engine import DEFAULT_CHUNK, _progress_bar, chunk_spans
+
+        spans = [(0, request.games)] if spans is None else spans
+        left = sum(stop - first for first, stop in spans)
+        size = self.task_size(request, chunk_size or DEFAULT_CHUNK, left)
+        tasks = [chunk for first, stop in spans for chunk in chunk_spans(first, stop, size)]
+        task = describe(request, threads=self.threads)
+        window = max(2, IN_FLIGHT_PER_WORKER * self.workers)
+        run_id = uuid.uuid4().hex[:12]
+        live: dict[str, tuple[int, object]] = {}  # key -> (position, future)
+        arrived: dict[int, Chunk] = {}
+        queue = as_completed(loop=self.client.loop)
+        submitted = replayed = 0
+        with _progress_bar(request, progress, request.games - left) as bar:
+            try:
+                for position, (first, count) in enumerate(tasks):
+                    while submitted < min(len(tasks), position + window):
+                        at, games = tasks[submitted]
+                        future = self.client.submit(
+                            play_task, task, at, games, key=f"cardsim-{run_id}-{at}", pure=False
+                        )
+                        live[future.key] = (submitted, future)
+                        queue.add(future)
+                        submitted += 1
+                    while position not in arrived:
+                        at, future = live.pop(next(queue).key)
+                        arrived[at] = self._result(future, tasks[at])
+                        bar.advance(tasks[at][1])
+                    chunk = arrived.pop(position)
+                    if request.match_play:
+                        row = replayed + (rows_before(first) if rows_before else 0)
+                        chunk = numbered(chunk, row)
+                    replayed += chunk.games.num_rows
+                    yield first, count, chunk
+            finally:
+                queue.clear()
+                if live:
+                    try:
+                        self.client.cancel([future for _, future in live.values()])
+                    except Exception:  # a lost scheduler took them already
+                        pass
+
+    def _result(self, future, span: tuple[int, int]) -> Chunk:
+        """A task's chunk; its failure as cardsim's: a lost scheduler stops the run as an
+        interruption, a task that killed its workers is one line."""
+        from distributed import KilledWorker
+
+        from ..engine import RunStopped
+
+        first, count = span
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise RunStopped(f"lost the Dask scheduler at {self.where.text}") from None
+        except KilledWorker:
+            raise CardsimError(
+                f"games {first:,}-{first + count - 1:,} killed {ALLOWED_FAILURES + 1} workers "
+                "in turn (out of memory? see the workers' logs); the finished games are kept"
+            ) from None
+        except OSError as exc:
+            if self.client.status in ("running", "connecting"):
+                raise
+            raise RunStopped(
+                f"lost the Dask scheduler at {self.where.text} ({_first_line(exc)})"
+            ) from None
+
+
+def numbered(chunk: Chunk, row: int) -> Chunk:
+    """``chunk`` with its records' ``game`` numbered from ``row`` (match play: a task
+    numbers them from 0, not knowing how many deals the matches before it had)."""
+    games = chunk.games
+    index = games.schema.get_field_index("game")
+    numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
+    games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
+    return dataclasses.replace(chunk, games=games)
+
+
+__all__ = ["VERSIONED", "Cluster", "connect", "numbered"]

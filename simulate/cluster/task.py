@@ -1,0 +1,196 @@
+"""The worker's side of a run on a cluster: one task plays one chunk.
+
+The client sends each task a :class:`TaskRequest`: the run's settings as ``run.json``
+records them (JSON), the module path of each user strategy, the threads numba may use on
+the worker, and the client's versions of the packages that decide records. The worker
+rebuilds the :class:`~simulate.request.Request` from it (once per process: it is cached),
+checks its versions against the client's, and plays the chunk with the CPU kernels
+(compiled, or loaded from numba's cache, once per process). The chunk (pyarrow tables)
+goes back to the client, which writes it.
+
+A worker plays one task at a time: two threads calling numba's parallel kernels at once
+abort its default threading layer, so a worker started with more than one thread still
+plays its tasks one after the other.
+
+This module does not import ``distributed`` (only :func:`worker_name` asks it, lazily).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import threading
+from dataclasses import dataclass
+
+from ..errors import CardsimError
+from ..games.spec import Chunk
+from ..request import Request, make_request, max_threads
+
+VERSIONED = ("cardsim", "numba", "numpy")
+"""The packages whose versions must be the same on the client and every worker."""
+
+
+class VersionMismatch(CardsimError):
+    """A worker's cardsim, numba or numpy differs from the client's."""
+
+
+@dataclass(frozen=True)
+class TaskRequest:
+    """What a worker needs to play any chunk of a run: picklable, hashable, small."""
+
+    meta: str
+    """``Request.meta()`` as JSON (what ``run.json`` records)."""
+    user_strategies: tuple[tuple[int, str, str], ...] = ()
+    """``(seat, module, qualified name)`` of each seat that plays a user strategy."""
+    threads: int | None = None
+    """Threads numba may use on the worker (None: all its cores); never more than it has."""
+    versions: tuple[tuple[str, str], ...] = ()
+    """The client's versions of :data:`VERSIONED`, as ``(name, version)`` pairs."""
+
+
+@functools.cache
+def _installed_versions() -> dict[str, str]:
+    from ..folder.writer import package_versions
+
+    versions = package_versions()
+    return {name: versions[name] for name in VERSIONED}
+
+
+def worker_versions() -> dict[str, str]:
+    """This process's versions of :data:`VERSIONED` (the tests replace this function on a
+    worker to play one of another version)."""
+    return dict(_installed_versions())
+
+
+def worker_name() -> str:
+    """The address of the Dask worker running this code, or "a worker" outside one."""
+    try:
+        from distributed import get_worker
+
+        return f"worker {get_worker().address}"
+    except (ImportError, ValueError):
+        return "a worker"
+
+
+def check_versions(client: dict[str, str], mine: dict[str, str], where: str) -> None:
+    """Refuse, in one line, versions of :data:`VERSIONED` that differ from the client's."""
+    differ = [
+        f"{name} {mine.get(name, 'not installed')} where the client has {version}"
+        for name, version in client.items()
+        if mine.get(name) != version
+    ]
+    if differ:
+        raise VersionMismatch(
+            f"{where} has {', '.join(differ)}; every worker needs the client's versions of "
+            f"{', '.join(VERSIONED)} (refused: its records could differ)"
+        )
+
+
+def describe(request: Request, *, threads: int | None = None) -> TaskRequest:
+    """The :class:`TaskRequest` of ``request``, checked to rebuild the same request here:
+    a user strategy must be importable by its module path (the workers import it), else
+    one line says so."""
+    user = []
+    for seat, spec in enumerate(request.specs):
+        if str(spec).startswith("user:"):
+            user.append((seat, *_import_path(getattr(spec, "function", None), str(spec))))
+    task = TaskRequest(
+        json.dumps(request.meta(), sort_keys=True),
+        tuple(user),
+        threads,
+        tuple(sorted(worker_versions().items())),
+    )
+    rebuilt, asked = request_of(task).meta(), request.meta()
+    differ = sorted(
+        key
+        for key in (set(rebuilt) | set(asked)) - {"threads"}
+        if rebuilt.get(key) != asked.get(key)
+    )
+    if differ:
+        raise CardsimError(
+            f"this run cannot be played on a cluster: its {', '.join(differ)} cannot be "
+            "sent to the workers yet; run it on one machine"
+        )
+    return task
+
+
+def _import_path(function, name: str) -> tuple[str, str]:
+    """``(module, qualified name)`` under which the workers import a user strategy."""
+    source = getattr(function, "py_func", function)
+    module = getattr(source, "__module__", None)
+    qualname = getattr(source, "__qualname__", "") or ""
+    if not module or module == "__main__" or "<" in qualname:
+        where = "a script or notebook (__main__)" if module == "__main__" else "a function"
+        if "<" in qualname:
+            where = f"{module}.{qualname}, which no import reaches"
+        raise CardsimError(
+            f"user strategy '{name}' cannot go to the workers: it is defined in {where}; "
+            "the workers import a user strategy by its module path, so define it at the top "
+            "level of a module that they can import"
+        )
+    try:
+        found = resolve(module, qualname)
+    except CardsimError:
+        found = None
+    if found is not function and getattr(found, "py_func", found) is not source:
+        raise CardsimError(
+            f"user strategy '{name}' cannot go to the workers: {module}.{qualname} does not "
+            "import as this function here; define it at the top level of a module that the "
+            "workers can import"
+        )
+    return module, qualname
+
+
+def resolve(module: str, qualname: str):
+    """The object ``module.qualname`` (a user strategy), imported here."""
+    try:
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception as exc:  # ImportError, AttributeError, or the module's own error
+        raise CardsimError(
+            f"the user strategy {module}.{qualname} cannot be imported on {worker_name()}: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; every "
+            "worker needs the module on its path"
+        ) from None
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def request_of(task: TaskRequest) -> Request:
+    """The request that ``task`` describes, built (and cached) in this process."""
+    meta = json.loads(task.meta)
+    strategies = list(meta.get("strategies") or []) or None
+    for seat, module, qualname in task.user_strategies:
+        strategies[seat] = resolve(module, qualname)
+    most = max_threads()
+    return make_request(
+        meta["game"],
+        players=meta["players"],
+        games=meta["games"],
+        seed=meta["seed"],
+        threads=most if task.threads is None else min(task.threads, most),
+        rules={key: value for key, value in meta["rules"].items() if key != "preset"},
+        strategies=strategies,
+        rotate_seats=meta.get("rotate_seats", False),
+    )
+
+
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def play_task(task: TaskRequest, first: int, count: int) -> Chunk:
+    """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
+    describes, in every seating, as one chunk. In match play the ``game`` column numbers
+    the chunk's records from 0: the client, which knows how many records precede them,
+    numbers them again."""
+    import numba
+
+    from ..engine import play_chunk
+
+    check_versions(dict(task.versions), worker_versions(), worker_name())
+    request = request_of(task)
+    with _ONE_AT_A_TIME:
+        numba.set_num_threads(request.threads)
+        return play_chunk(request, first, count, 0)

@@ -1,0 +1,447 @@
+"""Runs on a Dask cluster (docs/cluster.md): the records of a run played by Dask workers are
+those of a one-machine run (``load_run``: values, dtypes, order), for single games, matches,
+rotated seats and a study's cells; the cluster's faults (a worker SIGKILLed, the scheduler
+lost, the client interrupted) keep the run folder intact and resumable; an unreachable
+scheduler, a missing ``distributed``, a bad address and workers of another version are each
+one line and exit code 2, with nothing written.
+
+Real components: a ``LocalCluster`` of two one-thread worker processes, and a real
+``dask scheduler`` with ``dask worker`` subprocesses on 127.0.0.1 (``tests/cluster_hooks.py``
+makes their tasks slow enough to be killed mid-run). Every process a test starts is stopped
+by its fixture or its ``finally``, even on failure.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from pandas.testing import assert_frame_equal
+from run_helpers import assert_intact, completed
+from typer.testing import CliRunner
+
+import simulate
+from analysis.load import load_run
+from simulate.cli import app
+from simulate.cluster import parse_address
+from simulate.cluster.task import TaskRequest, VersionMismatch, describe, play_task
+from simulate.errors import CardsimError
+from simulate.request import make_request
+
+distributed = pytest.importorskip("distributed", reason="pip install 'cardsim[cluster]'")
+
+HOOKS = str(Path(__file__).with_name("cluster_hooks.py"))
+BIN = Path(sys.executable).parent
+runner = CliRunner()
+
+RUNS = {
+    "single": dict(game="bmn", games=40_000, seed=11),
+    "matches": dict(game="pis-yedili", games=6_000, seed=12, players=3),
+    "rotated": dict(
+        game="crazy-eights",
+        games=9_000,
+        seed=13,
+        players=3,
+        strategies=["greedy", "random", "random"],
+        rotate_seats=True,
+        rules={"match_deals": None},
+    ),
+}
+
+STUDY = """\
+title = "cluster"
+game = "crazy-eights-plain"
+players = [3]
+games = 6000
+seed = 5
+
+[[variant]]
+name = "base"
+rules = {}
+
+[[variant]]
+name = "own"
+rules = { wild_mode = "own_suit" }
+"""
+
+
+# --- helpers and fixtures ----------------------------------------------------------------
+
+
+def records_equal(folder: Path, expected: Path) -> None:
+    """``load_run`` gives the same tables (values, dtypes, order, categories)."""
+    got, want = load_run(folder), load_run(expected)
+    assert len(got.games) > 0
+    assert_frame_equal(got.games, want.games)
+    assert list(got.games["end"].cat.categories) == list(want.games["end"].cat.categories)
+    assert (got.matches is None) == (want.matches is None)
+    if want.matches is not None:
+        assert_frame_equal(got.matches, want.matches)
+
+
+def one_machine(folder: Path, options: dict) -> Path:
+    options = dict(options)
+    simulate.simulate(options.pop("game"), out=folder, **options)
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_chunk(folder: Path, proc: subprocess.Popen | None = None, timeout: float = 60):
+    """Wait until the run in ``folder`` has a finished chunk."""
+    deadline = time.monotonic() + timeout
+    while not (folder / "manifest.jsonl").exists() or not completed(folder):
+        assert proc is None or proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no chunk finished in time"
+        time.sleep(0.02)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=30)
+
+
+def one_error_line(returncode: int, stderr: str, *words: str) -> str:
+    assert returncode == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def local_address():
+    """The address of a LocalCluster of two one-thread worker processes."""
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.CRITICAL,
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def start_scheduler(port: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def start_worker(address: str) -> subprocess.Popen:
+    """A ``dask worker`` without a nanny (so that SIGKILL kills the worker itself), one
+    thread, whose tasks take at least half a second (tests/cluster_hooks.py)."""
+    return subprocess.Popen(
+        [BIN / "dask", "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"]
+        + ["--preload", HOOKS],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def wait_for_workers(address: str, count: int) -> None:
+    with distributed.Client(address, timeout="20s", set_as_default=False) as client:
+        client.wait_for_workers(count, timeout=60)
+
+
+@pytest.fixture
+def real_cluster():
+    """A real ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1:
+    ``(address, scheduler process, worker processes)``."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [start_scheduler(port)]
+    try:
+        procs += [start_worker(address), start_worker(address)]
+        wait_for_workers(address, 2)
+        yield address, procs[0], procs[1:]
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+
+
+# --- the records are a one-machine run's ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_cluster_records_equal_one_machine(name, local_address, tmp_path):
+    options = dict(RUNS[name])
+    expected = one_machine(tmp_path / "here", options)
+    game = options.pop("game")
+    run = simulate.simulate(game, out=tmp_path / "cluster", scheduler=local_address, **options)
+    assert run.meta["status"] == "complete"
+    assert len(assert_intact(tmp_path / "cluster", run.meta["games"]).entries) > 1  # tasks
+    records_equal(tmp_path / "cluster", expected)
+    if name == "matches":  # in memory too (no run folder)
+        in_memory = simulate.simulate(game, scheduler=local_address, **options)
+        assert_frame_equal(in_memory.games, load_run(expected).games)
+        assert_frame_equal(in_memory.matches, load_run(expected).matches)
+
+
+def test_sweep_on_a_cluster_gives_the_cells_records(local_address, tmp_path):
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    here = simulate.sweep(study, out=tmp_path / "here", report=False)
+    there = simulate.sweep(study, out=tmp_path / "there", report=False, scheduler=local_address)
+    assert_frame_equal(here, there)
+    cells = sorted(path.name for path in (tmp_path / "here").iterdir() if path.is_dir())
+    assert cells == ["base-3p", "own-3p"]
+    for cell in cells:
+        records_equal(tmp_path / "there" / cell, tmp_path / "here" / cell)
+
+
+def test_cli_scheduler_local_2(tmp_path):
+    expected = one_machine(tmp_path / "here", RUNS["single"])
+    out = tmp_path / "cluster"
+    args = ["simulate", "bmn", "--games", "40000", "--seed", "11", "--no-report"]
+    result = runner.invoke(app, [*args, "--out", str(out), "--scheduler", "local:2"])
+    assert result.exit_code == 0, result.output
+    assert "2 workers at local:2" in result.stderr and "Warning" not in result.stderr
+    records_equal(out, expected)
+
+
+# --- faults ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # real dask scheduler and worker processes
+def test_a_worker_killed_mid_run_changes_no_record(real_cluster, tmp_path):
+    address, _, workers = real_cluster
+    options = dict(RUNS["single"], games=200_000)
+    expected = one_machine(tmp_path / "here", options)
+    out = tmp_path / "cluster"
+    killed_at = []
+
+    def kill_a_worker():
+        try:
+            wait_for_chunk(out)
+            killed_at.append(completed(out))
+        finally:
+            workers[0].send_signal(signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_worker, daemon=True)
+    killer.start()
+    game = options.pop("game")
+    run = simulate.simulate(game, out=out, scheduler=address, **options)
+    killer.join(timeout=30)
+    assert workers[0].wait(timeout=10) == -signal.SIGKILL
+    assert killed_at and 0 < killed_at[0] < 200_000  # killed mid-run
+    assert run.meta["status"] == "complete"
+    assert_intact(out, 200_000)
+    records_equal(out, expected)
+
+
+@pytest.mark.slow  # real dask scheduler and worker processes
+def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path):
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = start_scheduler(port)
+    procs = [scheduler]
+    out = tmp_path / "cluster"
+    try:
+        procs.append(start_worker(address))
+        wait_for_workers(address, 1)
+        client = subprocess.Popen(
+            [BIN / "cardsim", "simulate", "bmn", "--games", "200000", "--seed", "11"]
+            + ["--out", str(out), "--no-report", "--scheduler", address],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(client)
+        wait_for_chunk(out, client)
+        scheduler.send_signal(signal.SIGKILL)
+        started = time.monotonic()
+        _, err = client.communicate(timeout=60)
+        assert time.monotonic() - started < 15
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+    assert client.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"lost the Dask scheduler at {address}: interrupted after"), err
+    assert "--resume" in last and "Traceback" not in err
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "interrupted" and 0 < meta["completed_games"] < 200_000
+    assert_intact(out)
+    resume = ["simulate", "bmn", "--out", str(out), "--resume", "--no-report"]
+    result = runner.invoke(app, [*resume, "--scheduler", "local:2"])  # on the cluster
+    assert result.exit_code == 0, result.output
+    expected = one_machine(tmp_path / "here", dict(RUNS["single"], games=200_000))
+    records_equal(out, expected)
+
+
+def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, cardsim_exe):
+    """Ctrl-C as a terminal sends it: SIGINT to the client's whole process group, local
+    cluster included. The client stops cleanly, the cluster goes away, and a one-machine
+    --resume completes the run."""
+    out = tmp_path / "cluster"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
+    client = subprocess.Popen(
+        [cardsim_exe, "simulate", "pis-yedili", "--games", "60000", "--seed", "12"]
+        + ["--players", "3", "--out", str(out), "--no-report", "--scheduler", "local:2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        wait_for_chunk(out, client)
+        os.killpg(client.pid, signal.SIGINT)
+        _, err = client.communicate(timeout=60)
+        deadline = time.monotonic() + 20  # the local cluster's processes are gone too
+        while _group_alive(client.pid):
+            assert time.monotonic() < deadline, "the local cluster outlived its client"
+            time.sleep(0.1)
+    finally:
+        if _group_alive(client.pid):
+            os.killpg(client.pid, signal.SIGKILL)
+        stop(client)
+    assert client.returncode == 130, err
+    assert "Traceback" not in err
+    assert "resume with: cardsim simulate pis-yedili" in err.strip().splitlines()[-1]
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "interrupted" and 0 < meta["completed_games"] < 60_000
+    assert_intact(out)
+    result = runner.invoke(
+        app, ["simulate", "pis-yedili", "--out", str(out), "--resume", "--no-report"]
+    )
+    assert result.exit_code == 0, result.output
+    expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000))
+    records_equal(out, expected)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- one-line refusals -------------------------------------------------------------------
+
+
+def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_exe):
+    out = tmp_path / "never"
+    started = time.monotonic()
+    result = subprocess.run(
+        [cardsim_exe, "simulate", "bmn", "--games", "1000", "--out", str(out)]
+        + ["--scheduler", f"tcp://127.0.0.1:{free_port()}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 10
+    one_error_line(result.returncode, result.stderr, "cannot reach the Dask scheduler")
+    assert not out.exists()
+
+
+def test_script_without_distributed_says_how_to_install_it(tmp_path):
+    out = tmp_path / "never"
+    code = (
+        "import sys; sys.modules['distributed'] = None\n"
+        "from simulate.cli import main\n"
+        f"sys.argv = ['cardsim', 'simulate', 'bmn', '--games', '1000', '--out', {str(out)!r},"
+        " '--scheduler', 'local:1']\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    one_error_line(result.returncode, result.stderr, "pip install 'cardsim[cluster]'")
+    assert not out.exists()
+
+
+def test_importing_simulate_never_imports_distributed():
+    code = (
+        "import sys, simulate, simulate.api, simulate.cli, simulate.cluster, simulate.engine\n"
+        "assert 'distributed' not in sys.modules and 'dask' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    "address", ["foo", "local:0", "local:x", "tcp://127.0.0.1", "http://a:1", "tcp://a:99999"]
+)
+def test_bad_scheduler_address_is_one_line_and_writes_nothing(address, tmp_path):
+    out = tmp_path / "never"
+    result = runner.invoke(
+        app, ["simulate", "bmn", "--games", "1000", "--out", str(out), "--scheduler", address]
+    )
+    one_error_line(result.exit_code, result.stderr, repr(address), "tcp://HOST:PORT", "local:N")
+    assert not out.exists()
+
+
+def test_addresses_accepted():
+    assert parse_address("local").workers >= 1
+    assert parse_address("local:1").workers == 1 and parse_address("local:1").local
+    remote = parse_address(" tcp://10.0.0.7:8786 ")
+    assert remote.url == "tcp://10.0.0.7:8786" and not remote.local
+
+
+def _set_worker_numba(version: str | None) -> None:
+    """On a worker: pretend its numba is ``version`` (None: its own again)."""
+    import simulate.cluster.task as task
+
+    real = getattr(task, "_real_worker_versions", task.worker_versions)
+    task._real_worker_versions = real
+    task.worker_versions = real if version is None else (lambda: {**real(), "numba": version})
+
+
+def test_workers_of_another_version_are_refused(local_address, tmp_path):
+    with distributed.Client(local_address, set_as_default=False) as client:
+        client.run(_set_worker_numba, "0.0.1")
+        try:
+            with pytest.raises(CardsimError, match="has numba 0.0.1 where the client has"):
+                simulate.simulate("bmn", games=1000, scheduler=local_address)
+            out = tmp_path / "never"
+            result = runner.invoke(
+                app,
+                ["simulate", "bmn", "--games", "1000", "--out", str(out)]
+                + ["--scheduler", local_address],
+            )
+            one_error_line(result.exit_code, result.stderr, "numba 0.0.1", "refused")
+            assert not out.exists()
+        finally:
+            client.run(_set_worker_numba, None)
+
+
+def test_a_task_refuses_a_client_of_another_version():
+    task = describe(make_request("bmn", games=10, seed=1))
+    other = TaskRequest(task.meta, task.user_strategies, 1, (("numba", "0.0.1"),))
+    with pytest.raises(VersionMismatch, match="numba .* where the client has 0.0.1"):
+        play_task(other, 0, 10)
+
+
+def test_a_user_strategy_must_be_importable_by_the_workers():
+    from cluster_hooks import first_legal
+
+    def local_strategy(hand, legal, view):
+        return first_legal(hand, legal, view)
+
+    request = make_request("crazy-eights", games=10, seed=1, strategies=[local_strategy])
+    with pytest.raises(CardsimError, match="cannot go to the workers.*module that they can"):
+        describe(request)
+    task = describe(make_request("crazy-eights", games=10, seed=1, strategies=[first_legal]))
+    assert task.user_strategies == ((0, "cluster_hooks", "first_legal"),)
