@@ -226,10 +226,25 @@ def test_log_all_logs_every_game(tmp_path):
     assert run.events["game"].nunique() == 300
 
 
-def test_a_game_without_a_logging_kernel_refuses_log(tmp_path):
+def test_report_log_section_of_a_beggar_run(tmp_path):
+    """A logged Beggar-My-Neighbour run's report section: piles taken and turning tricks,
+    checked against the records."""
+    from analysis.load import open_run
+    from analysis.reports.logs import log_section, pile_sizes, turning_tricks
+
+    out = tmp_path / "run"
     result = CliRunner().invoke(
-        app, ["simulate", "pis-yedili", "--games", "10", "--log", "5", "--out", str(tmp_path / "r")]
-    )
-    assert result.exit_code == 2
-    assert "pis-yedili cannot log its games" in result.output
-    assert not (tmp_path / "r").exists()
+        app, ["simulate", "bmn", "--games", "200", "--seed", "6", "--log", "50",
+              "--out", str(out), "--no-report"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    run = load_run(out)
+    piles = pile_sizes(run.events)
+    logged = run.games[run.games["game"] < 50]
+    assert piles.sum() == logged["tricks"].sum()  # one pile taken per trick
+    turning = turning_tricks(run.events, top=3)
+    longest = logged[logged["winner"] >= 0].nlargest(3, "tricks")
+    assert sorted(turning["tricks"]) == sorted(longest["tricks"])
+    assert (turning["trick"] <= turning["tricks"]).all()
+    blocks, figures = log_section(open_run(out))
+    assert any("piles were taken" in getattr(block, "text", "") for block in blocks)

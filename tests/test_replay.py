@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -129,3 +130,56 @@ def test_play_trace_prints_the_deal_trick_by_trick():
     assert lines[-1] == engine.outcome_text(outcome)
     assert sum(1 for line in lines if line.startswith("trick ")) == outcome["tricks"]
     assert lines[0] == "trick 1: 0:J 1:-; seat 0 takes 2"  # J, then one card paid
+
+
+@pytest.fixture(scope="module")
+def shedding_runs(tmp_path_factory):
+    """The same Crazy Eights run (3 seats, a rule changed, last-card calls forgotten), with
+    and without a log of its first 10 games; a logged match run of Pis Yedili."""
+    root = tmp_path_factory.mktemp("shedding")
+    common = ["--games", "60", "--seed", "5", "--players", "3", "--rule", "last_card_call=true",
+              "--strategy", "random:forget=0.8", "--strategy", "greedy"]  # fmt: skip
+    for name, extra in (("logged", ["--log", "10"]), ("plain", [])):
+        result = invoke("simulate", "crazy-eights", *common, *extra, "--out", root / name,
+                        "--no-report")  # fmt: skip
+        assert result.exit_code == 0, result.output
+    result = invoke("simulate", "pis-yedili", "--games", "4", "--seed", "3", "--rule",
+                    "match_deals=2", "--log", "2", "--out", root / "matches", "--no-report")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.mark.parametrize("game", [0, 9])
+def test_shedding_replay_from_the_log_reads_as_played_again(shedding_runs, game):
+    import pandas as pd
+
+    logged = invoke("replay", shedding_runs / "logged", "--game", game)
+    plain = invoke("replay", shedding_runs / "plain", "--game", game)
+    assert logged.exit_code == 0 and plain.exit_code == 0, logged.output + plain.output
+    assert logged.output == plain.output
+    lines = logged.output.splitlines()
+    assert lines[0].endswith(f"game {game}; rules changed: last_card_call=True")
+    record = pd.read_parquet(shedding_runs / "plain" / "games").set_index("game").loc[game]
+    assert lines[-1].startswith(f"end: {record['end']}")
+    assert f"{record['turns']} turns, {record['plays']} plays" in lines[-1]
+    assert f"scores {[int(record[f'score_{s}']) for s in range(3)]}" in lines[-1]
+    events = json.loads(
+        invoke("replay", shedding_runs / "logged", "--game", game, "--format", "json").output
+    )
+    turns = [line for line in lines if line.startswith("turn ")]
+    plays = sum(len(re.findall(r"plays (?!again)\S+", line)) for line in turns)
+    assert plays == sum(1 for event in events if event["event"] == "play") == record["plays"]
+
+
+def test_shedding_replay_hands_and_match_deals(shedding_runs):
+    result = invoke("replay", shedding_runs / "logged", "--game", 2, "--hands")
+    turns = [line for line in result.output.splitlines() if line.startswith("turn ")]
+    assert turns and all(line.count(" | ") == 2 for line in turns)
+    logged = invoke("replay", shedding_runs / "matches", "--match", 1, "--deal", 1)
+    again = invoke("replay", shedding_runs / "matches", "--match", 3, "--deal", 1)
+    assert logged.exit_code == 0 and again.exit_code == 0
+    by_name = invoke("replay", "pis-yedili", "--seed", 3, "--rule", "match_deals=2",
+                     "--match", 1, "--deal", 1)  # fmt: skip
+    assert by_name.output.splitlines()[1:] == logged.output.splitlines()[1:]
+    csv = invoke("replay", shedding_runs / "matches", "--match", 1, "--deal", 1, "--format", "csv")
+    assert csv.output.splitlines()[0].startswith("game,match,deal,seq,turn,seat,event,card")

@@ -97,8 +97,35 @@ def _build(run: RunFolder, top: int):
         blocks, figures = build_generic_report(run, top)
     else:
         blocks, figures = load(path)(run, top)
+    from analysis.reports.logs import log_section
+
+    logged, log_figures = log_section(run)  # "Inside the game": only a run with --log
+    blocks, figures = [*blocks, *logged], {**figures, **log_figures}
     found = balance()
+    if run.aggregates is not None:
+        blocks, figures = _without_single_games(blocks, figures)
     return _after_details(blocks, balance_section(found)), figures, found.table
+
+
+def _without_single_games(blocks: list[Block], figures: dict) -> tuple[list[Block], dict]:
+    """An aggregate-only run's report (``--records none``): the convergence section,
+    which needs the games in the order played, replaced by a sentence saying so."""
+    from analysis.rendering.document import Paragraph
+
+    note = Paragraph(
+        "This is an aggregate-only run (--records none): it kept exact counts and "
+        "histograms of every column, the longest and first games, but no single games. "
+        "Every figure above and below is what the full records give; the convergence of "
+        "the estimates by game index, and any listing of single games beyond the longest "
+        "and first ones kept, need the records (run again with --records all)."
+    )
+    headings = [i for i, block in enumerate(blocks) if isinstance(block, Heading)]
+    at = next((i for i in headings if blocks[i].text == "Convergence"), None)
+    if at is None:
+        return [*blocks, Heading("Convergence"), note], figures
+    after = next((i for i in headings if i > at), len(blocks))
+    figures = {name: figure for name, figure in figures.items() if name != "convergence"}
+    return [*blocks[: at + 1], note, *blocks[after:]], figures
 
 
 def _after_details(blocks: list[Block], section: list[Block]) -> list[Block]:

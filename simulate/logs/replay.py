@@ -112,7 +112,10 @@ def replay_run(
     events = _logged_events(folder, meta, index, deal if request.match_play else None, rotation)
     engine = spec.engine()
     if events is None and "log" in spec.commands:
-        events = engine.log_one(seated, index, rotation=rotation)
+        if request.match_play:
+            events = engine.log_one(seated, index, rotation=rotation, deal=deal)
+        else:
+            events = engine.log_one(seated, index, rotation=rotation)
     header = header_line(seated, which)
     if form != "text":
         if events is None:

@@ -6,6 +6,8 @@ import numpy as np
 
 from ...compiled.work_sharing import sharing
 from ...errors import CardsimError
+from ...logs.compiled import buffer
+from ...logs.events import INITIAL_ROWS
 from ...rng import seed_key
 from .columns import empty_columns, kernel_outputs, match_columns
 from .kernel import (
@@ -14,6 +16,7 @@ from .kernel import (
     Run,
     Strategies,
     Table,
+    log_game,
     play_matches,
     play_random_games,
 )
@@ -77,6 +80,8 @@ def play_random(
     first_game: int,
     count: int,
     forget: list[float] | None = None,
+    *,
+    log: int = 0,
 ) -> dict[str, np.ndarray]:
     """Deal and play games ``first_game .. first_game+count-1`` of the run with this seed,
     each exactly as :func:`.reference.play` does.
@@ -84,7 +89,10 @@ def play_random(
     Returns columns: ``winner``, ``end`` (index into ``reference.END_REASONS``),
     ``finish_rank``, ``first_seat`` int8[count]; ``turns``, ``plays``, ``draws``, ``passes``, ``wilds``,
     ``reshuffles`` int32[count]; ``cards_left`` int16[count, players], ``points``, ``score``
-    int32[count, players] (see :mod:`.columns`).
+    int32[count, players] (see :mod:`.columns`). With ``log`` > 0 the first ``log`` games
+    are played again by the logging kernel (their records are its), and ``events``
+    (int32[E, W], their events in game order) and ``event_games`` (int64[E], each row's
+    game) are added.
     """
     table = _table(rules, players)
     seats = seat_arrays(strategies, players, forget)
@@ -94,7 +102,41 @@ def play_random(
         table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=count)
     )
     check_user_choices(columns["end"], first_game, strategies)
+    logged = min(max(log, 0), count)
+    if logged:
+        games = [(first_game + i, 0, -1, i) for i in range(logged)]
+        events, numbers = _log_games(table, seats, run, games, columns)
+        columns["events"], columns["event_games"] = (
+            events,
+            np.repeat(np.arange(first_game, first_game + logged, dtype=np.int64), numbers),
+        )
     return columns
+
+
+def _log_games(table, seats, run, games, columns) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``games`` (``(number, stream_id, first_seat, row)`` each) with the logging
+    kernel, one at a time, each record written over row ``row`` of ``columns``: ``(rows,
+    counts)``, their events (int32[E, W], in the order of ``games``) and each game's number
+    of events. A game that outgrows its buffer is played again with a larger one."""
+    players = table.players
+    parts, counts = [], np.zeros(len(games), np.int64)
+    for k, (number, stream_id, first, row) in enumerate(games):
+        size = INITIAL_ROWS
+        while True:
+            one = empty_columns(1, players)
+            rows = buffer(size)
+            out = kernel_outputs(one)
+            written = log_game(
+                table, seats, run.key0, run.key1, number, stream_id, first, out, rows
+            )
+            if written <= size:
+                break
+            size = int(written)
+        for name, column in one.items():
+            columns[name][row] = column[0]
+        parts.append(rows[:written])
+        counts[k] = written
+    return np.concatenate(parts), counts
 
 
 MAX_DEALS = 1000
@@ -110,6 +152,8 @@ def play_match_batch(
     first_match: int,
     count: int,
     forget: list[float] | None = None,
+    *,
+    log: int = 0,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Play matches ``first_match .. first_match+count-1`` of the run with this seed, each
     exactly as :func:`.reference.play_match` does.
@@ -118,7 +162,9 @@ def play_match_batch(
     columns of :func:`play_random` plus ``match`` and ``deal`` int64[R]; ``matches`` holds
     ``match``, ``deals`` int64[count], ``totals`` int64[count, players] (sums of deal
     scores) and ``share`` float64[count, players] (1 for the match winner, 1/m for each of m
-    tied winners).
+    tied winners). With ``log`` > 0 every deal of the first ``log`` matches is played again
+    by the logging kernel, and ``deals`` gets ``events`` (int32[E, W]) and ``event_rows``
+    (int64[E], each event's deal row, from 0).
     """
     if rules.match_deals is None and rules.target_score is None:
         raise CardsimError("a match needs match_deals or target_score")
@@ -146,6 +192,17 @@ def play_match_batch(
         table, seats, run, plan, outputs, tallies, *sharing(block=MATCH_BLOCK, games=count)
     )
     check_user_choices(columns["end"], 0, strategies)
+    logged = min(max(log, 0), count)
+    if logged:
+        n = players
+        games = [
+            (first_match + i, k, k % n, int(offsets[i]) + k)
+            for i in range(logged)
+            for k in range(int(played[i]))
+        ]
+        events, numbers = _log_games(table, seats, run, games, columns)
+        deal_rows = np.array([row for *_, row in games], np.int64)
+        columns["events"], columns["event_rows"] = events, np.repeat(deal_rows, numbers)
     columns["match"], columns["deal"] = match_columns(first_match, offsets)
     best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
     winners = totals == best[:, None]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..spec import Chunk
 from . import batch, records
 
@@ -11,54 +13,80 @@ class SheddingEngine:
 
     def play(self, request, seating: tuple, first: int, count: int, row: int) -> Chunk:
         names = [str(spec) for spec in seating]
+        log = max(0, min(getattr(request, "log", 0) - first, count))
         if request.match_play:
             columns, matches = batch.play_match_batch(
-                request.rules, request.players, list(seating), request.seed, first, count
+                request.rules, request.players, list(seating), request.seed, first, count, log=log
             )
             return Chunk(
                 records.to_table(row, columns, names, request.strategies),
                 records.matches_table(matches, names, request.strategies),
+                events=_match_events(columns, row) if log else None,
             )
         columns = batch.play_random(
-            request.rules, request.players, list(seating), request.seed, first, count
+            request.rules, request.players, list(seating), request.seed, first, count, log=log
         )
-        return Chunk(records.to_table(first, columns, names, request.strategies))
+        events = None
+        if log:
+            events = records.events_table(columns["event_games"], columns["events"])
+        return Chunk(records.to_table(first, columns, names, request.strategies), events=events)
 
-    def replay(self, request, *, game: int = 0, match: int | None = None, deal: int = 0) -> str:
-        """Game ``game`` of ``request`` (or deal ``deal`` of match ``match``) turn by turn,
-        played by the readable reference from the run's random stream, then its record."""
-        from . import reference
-
-        names = list(request.strategies)
-        lines: list[str] = []
-        if match is None:
-            record = reference.play(
-                request.rules, request.players, names, request.seed, game, trace=lines
+    def log_one(self, request, game: int, *, rotation: int = 0, row: int = 0, deal=None):
+        """The events table of game ``game`` of ``request`` (a request of one seating), or
+        with ``deal`` of deal ``deal`` of match ``game`` (its ``game`` column ``row``),
+        played again by the logging kernel (as ``--log`` writes it)."""
+        seating = list(request.specs) or list(request.strategies)
+        if deal is None:
+            columns = batch.play_random(
+                request.rules, request.players, seating, request.seed, game, 1, log=1
             )
+            return records.events_table(columns["event_games"], columns["events"])
+        columns, _ = batch.play_match_batch(
+            request.rules, request.players, seating, request.seed, game, 1, log=1
+        )
+        import pyarrow.compute as pc
+
+        events = _match_events(columns, row - deal)
+        return events.filter(pc.equal(events["deal"], deal))
+
+    def replay_text(self, request, events, *, header: str, hands: bool = False) -> str:
+        """One logged game (its ``events`` table) turn by turn, under ``header``."""
+        from .trace import game_text
+
+        return "\n".join([header, *game_text(request, events, hands=hands)])
+
+    def replay(
+        self, request, *, game: int = 0, match: int | None = None, deal: int = 0, hands=False
+    ) -> str:
+        """Game ``game`` of ``request`` (or deal ``deal`` of match ``match``) turn by turn,
+        from the logging kernel's events (the text a run folder's log gives)."""
+        from ...logs.replay import header_line
+
+        if match is None:
+            events = self.log_one(request, game)
             which = f"game {game}"
         else:
-            record = reference.play_deal(
-                request.rules, request.players, names, request.seed, match, deal, trace=lines
-            )
+            events = self.log_one(request, match, deal=deal)
             which = f"match {match}, deal {deal}"
-        winner = "no winner" if record.winner < 0 else f"seat {record.winner} wins"
-        header = (
-            f"{request.game.name}, {request.players} players ({', '.join(names)}), "
-            f"seed {request.seed}, {which}"
-        )
-        summary = (
-            f"end: {record.end}, {winner}; {record.turns} turns, {record.plays} plays, "
-            f"{record.draws} cards drawn, {record.passes} passes, {record.wilds} suits named, "
-            f"{record.reshuffles} reshuffles; cards left {list(record.cards_left)}, "
-            f"points {list(record.points)}, scores {list(record.score)}"
-        )
-        return "\n".join([header, *lines, summary])
+        header = header_line(request, which)
+        return self.replay_text(request, events, header=header, hands=hands)
 
     def tune(self, game: str, **options):
         """Weighted strategies' weights searched against opponents (:func:`.tune.tune`)."""
         from .tune import tune
 
         return tune(game, **options)
+
+
+def _match_events(columns: dict, row: int):
+    """The events of a match batch's logged deals (``columns`` of
+    :func:`.batch.play_match_batch`), ``game`` numbered from ``row`` (the first deal's)."""
+    deal_rows = columns["event_rows"]
+    keys = {
+        "match": columns["match"][deal_rows],
+        "deal": columns["deal"][deal_rows].astype(np.int32),
+    }
+    return records.events_table(row + deal_rows, columns["events"], keys)
 
 
 ENGINE = SheddingEngine()

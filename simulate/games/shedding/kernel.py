@@ -68,6 +68,31 @@ from ...compiled.bits import popcount, trailing_zeros
 from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...compiled.rng_jit import bounded, next_u32, shuffle, stream_init
 from ...compiled.work_sharing import fetch_add
+from ...logs import compiled as logs
+from ...logs.events import (
+    CAUSE_ALL_DRAW,
+    CAUSE_CLUB,
+    CAUSE_LAST_CARD,
+    CAUSE_NO_PLAY,
+    CAUSE_PENALTY,
+    CAUSE_VOLUNTARY,
+    EV_AGAIN,
+    EV_CALL,
+    EV_DEAL,
+    EV_DRAW,
+    EV_END,
+    EV_FORGET,
+    EV_NAME_SUIT,
+    EV_PASS,
+    EV_PENALTY,
+    EV_PLAY,
+    EV_PUT_BACK,
+    EV_RESHUFFLE,
+    EV_REVERSE,
+    EV_SKIP,
+    EV_START,
+    NONE,
+)
 from .kernel_layout import (
     ANSWER,
     BLOCK,
@@ -507,8 +532,17 @@ def _stock_out(g, seat):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _take(g, seat):
-    """The seat takes the top card of the (non-empty) stock."""
+def _put(log, g, seat, event, card, cause, count, suit):
+    """Log an event of ``seat`` (-1: none) with its hand and the stock as they are now."""
+    hand = g[S_LEN + seat] if seat >= 0 else NONE
+    stock = g[S_SEND] - g[S_SPOS]
+    logs.put(log, seat, event, card, cause, count, suit, hand, stock, NONE)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _take(g, seat, log, cause):
+    """The seat takes the top card of the (non-empty) stock; ``log``: None, or the
+    :class:`simulate.logs.compiled.Log` that gets the draw (with ``cause``)."""
     card = g[G_STOCK + g[S_SPOS]]
     g[S_SPOS] += 1
     g[G_HANDS + seat * DECK + card] += 1
@@ -516,11 +550,13 @@ def _take(g, seat):
     g[S_LEN + seat] += 1
     g[S_DRAWS] += 1
     g[S_IDLE] = 0
+    if log is not None:
+        _put(log, g, seat, EV_DRAW, card, cause, NONE, NONE)
     return card
 
 
 @njit(cache=True, _nrt=False)
-def _reshuffle(g, stream):
+def _reshuffle(g, stream, log):
     """The pile but its top card, bottom first, is shuffled into the new stock."""
     count = g[S_PLEN] - 1
     top = g[G_PILE + count]
@@ -532,10 +568,12 @@ def _reshuffle(g, stream):
     g[G_PILE + 0] = top
     g[S_PLEN] = 1
     g[S_RESHUFFLES] += 1
+    if log is not None:
+        _put(log, g, -1, EV_RESHUFFLE, NONE, NONE, count, NONE)
 
 
 @njit(cache=True, _nrt=False)
-def _draw_empty(g, stream, seat):
+def _draw_empty(g, stream, seat, log, cause):
     """Draw from an empty stock as ``stock_empty`` says: reshuffle and take the top card;
     -1 when nothing can be drawn, or when the game ended (``stock_empty = end``)."""
     rule = g[G_RULES + R_STOCK_EMPTY]
@@ -543,30 +581,32 @@ def _draw_empty(g, stream, seat):
         _stock_out(g, seat)
         return -1
     if rule == EMPTY_RESHUFFLE and g[S_PLEN] > 1:
-        _reshuffle(g, stream)
-        return _take(g, seat)
+        _reshuffle(g, stream, log)
+        return _take(g, seat, log, cause)
     return -1
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _draw_one(g, stream, seat):
+def _draw_one(g, stream, seat, log, cause):
     """Draw the top card (reshuffling if the rules say so); -1 when nothing can be drawn,
-    or when the game ended (``stock_empty = end``)."""
+    or when the game ended (``stock_empty = end``). ``log``, ``cause``: see :func:`_take`."""
     if g[S_SPOS] < g[S_SEND]:
-        return _take(g, seat)
-    return _draw_empty(g, stream, seat)
+        return _take(g, seat, log, cause)
+    return _draw_empty(g, stream, seat, log, cause)
 
 
 @njit(cache=True, _nrt=False)
-def _draw_penalty(g, stream, seat, count):
+def _draw_penalty(g, stream, seat, count, log, cause):
     for _ in range(count):
-        if _draw_one(g, stream, seat) < 0:
+        if _draw_one(g, stream, seat, log, cause) < 0:
             break
 
 
 @njit(cache=True, _nrt=False)
-def _pass_turn(g, seat):
+def _pass_turn(g, seat, log):
     g[S_PASSES] += 1
+    if log is not None:
+        _put(log, g, seat, EV_PASS, NONE, NONE, NONE, NONE)
     if _drawable(g):
         g[S_IDLE] = 0
         return
@@ -583,7 +623,7 @@ def _pass_turn(g, seat):
 
 
 @njit(cache=True, _nrt=False)
-def _name_suit(g, stream, seat, card):
+def _name_suit(g, stream, seat, card, log):
     mode = g[G_RULES + R_WILD_MODE]
     if mode == WILD_OWN_SUIT:
         g[S_SUIT] = card // 13
@@ -600,20 +640,22 @@ def _name_suit(g, stream, seat, card):
     else:
         g[S_SUIT] = name_suit(code, stream, 4)
     g[S_WILDS] += 1
+    if log is not None:
+        _put(log, g, seat, EV_NAME_SUIT, NONE, NONE, NONE, g[S_SUIT])
 
 
 @njit(cache=True, _nrt=False)
-def _forgot_call(g, stream, seat):
+def _forgot_call(g, stream, seat, log):
     """The seat left with one card forgot its last-card call: it draws the penalty, or may
     not go out until the end of its next turn."""
     if g[G_RULES + R_LAST_RULE] == LAST_PENALTY:
-        _draw_penalty(g, stream, seat, g[G_RULES + R_LAST_PENALTY])
+        _draw_penalty(g, stream, seat, g[G_RULES + R_LAST_PENALTY], log, CAUSE_LAST_CARD)
     else:
         g[S_BARRED + seat] = 2
 
 
 @njit(cache=True, _nrt=False)
-def _rare_effects(g, stream, seat, flags, draw, all_draw):
+def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
     """What a card with ``flags`` and a draw or every-other-seat draw does (the skip and
     draw penalties of :meth:`.reference.Game.apply_effects`, its skip included); the
     reverse is done."""
@@ -627,7 +669,10 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw):
                 g[S_PENDING] += draw
             g[S_PSKIP] = skip
         elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
-            _draw_penalty(g, stream, _wrap(seat + g[S_DIR], n), draw)
+            victim = _wrap(seat + g[S_DIR], n)
+            if log is not None:
+                _put(log, g, victim, EV_PENALTY, NONE, NONE, draw, NONE)
+            _draw_penalty(g, stream, victim, draw, log, CAUSE_PENALTY)
             if g[S_END] >= 0:
                 return
             g[S_SKIP_NEXT] = 1
@@ -638,7 +683,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw):
         g[S_SKIP_NEXT] = 1
     if all_draw:
         for k in range(1, n):
-            _draw_penalty(g, stream, _wrap(seat + k * g[S_DIR], n), all_draw)
+            _draw_penalty(g, stream, _wrap(seat + k * g[S_DIR], n), all_draw, log, CAUSE_ALL_DRAW)
             if g[S_END] >= 0:
                 return
 
@@ -669,14 +714,15 @@ def _mark(g, n):
 
 
 @njit(cache=True, _nrt=False)
-def _play(g, stream, seat, user):
+def _play(g, stream, seat, user, log):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
 
     One function for every kind of turn and decision, so that the hot path makes no calls:
     a turn is a loop of decisions (the opening, the answer to a penalty, the play phase
     with its draws, and the extra plays of ``again``) around one call of :func:`choose` and
     one place where a card is played. The rare cases (an empty stock, passes, penalties,
-    named suits, forgotten calls) are functions of their own.
+    named suits, forgotten calls) are functions of their own. ``log``: None, or the
+    :class:`simulate.logs.compiled.Log` that gets every event.
     """
     n = g[S_N]
     wild_mask = g[S_WILD_MASK]
@@ -706,6 +752,8 @@ def _play(g, stream, seat, user):
         seat &= SEAT_BITS
         g[S_TURNS] += 1
         g[S_SKIP_NEXT] = 0
+        if log is not None:
+            log.at[logs.AT_TURN] = g[S_TURNS]
         code = g[S_STRATEGY + seat]
         mode = NORMAL
         if g[S_OPENINGS]:
@@ -755,7 +803,7 @@ def _play(g, stream, seat, user):
                 may_pass = by_choice and (drawn >= draw_up_to or _exhausted(g))
                 may_pass = may_pass or _free_pass(g, compulsory)
                 if not (mask != 0 or may_draw or may_pass):
-                    _draw_one(g, stream, seat)  # stock_empty = end: the game ends
+                    _draw_one(g, stream, seat, log, CAUSE_NO_PLAY)  # stock_empty = end: it ends
                     break
             else:
                 may_draw = mask != 0 and voluntary and not compulsory and _drawable(g)
@@ -768,7 +816,7 @@ def _play(g, stream, seat, user):
                     g[S_END] = END_INVALID
                     return
             if card == PASS:
-                _pass_turn(g, seat)
+                _pass_turn(g, seat, log)
                 break
             if card == DRAW:
                 if mode == OPENING:  # draw until a club comes (no reshuffle)
@@ -776,14 +824,16 @@ def _play(g, stream, seat, user):
                         if g[S_SPOS] == g[S_SEND]:
                             _stock_out(g, seat)
                             return
-                        card = _take(g, seat)
+                        card = _take(g, seat, log, CAUSE_CLUB)
                         if card < 13:
                             break
                 elif mode == ANSWER:  # take the penalty
                     total = g[S_PENDING]
                     g[S_PENDING] = 0
                     ends_turn = g[S_PSKIP] != 0 or penalty_ends
-                    _draw_penalty(g, stream, seat, total)
+                    if log is not None:
+                        _put(log, g, seat, EV_PENALTY, NONE, NONE, total, NONE)
+                    _draw_penalty(g, stream, seat, total, log, CAUSE_PENALTY)
                     if g[S_END] >= 0:
                         return
                     if ends_turn:
@@ -791,20 +841,22 @@ def _play(g, stream, seat, user):
                     mode = NORMAL
                     continue
                 elif no_play == NO_PLAY_UP_TO:
-                    _draw_one(g, stream, seat)
+                    cause = CAUSE_VOLUNTARY if mask != 0 else CAUSE_NO_PLAY
+                    _draw_one(g, stream, seat, log, cause)
                     if g[S_END] >= 0:
                         return
                     drawn += 1
                     continue
                 else:  # on_no_play: the drawn card may be played
-                    card = _draw_one(g, stream, seat)
+                    cause = CAUSE_VOLUNTARY if mask != 0 else CAUSE_NO_PLAY
+                    card = _draw_one(g, stream, seat, log, cause)
                     if no_play == NO_PLAY_UNTIL:
                         while card >= 0 and not (allowed >> card) & 1:
-                            card = _draw_one(g, stream, seat)
+                            card = _draw_one(g, stream, seat, log, cause)
                     if card < 0:
                         if g[S_END] >= 0:
                             return
-                        _pass_turn(g, seat)
+                        _pass_turn(g, seat, log)
                         break
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
@@ -824,6 +876,8 @@ def _play(g, stream, seat, user):
             top_ranks = RANKS_OF[card]
             g[S_PLAYS] += 1
             g[S_IDLE] = 0
+            if log is not None:
+                _put(log, g, seat, EV_PLAY, card, NONE, NONE, NONE)
             if g[S_LEN + seat] == 0:
                 g[S_END] = END_OUT
                 g[S_WINNER] = seat
@@ -843,7 +897,7 @@ def _play(g, stream, seat, user):
             if mode == ANSWER and not stacks:
                 g[S_PENDING] = 0
             if (flags & FLAG_WILD) != 0 and not stacks:
-                _name_suit(g, stream, seat, card)
+                _name_suit(g, stream, seat, card, log)
                 matching = (SUIT_BITS << (13 * g[S_SUIT])) | top_ranks
             else:
                 matching = MATCHES[card]
@@ -851,16 +905,22 @@ def _play(g, stream, seat, user):
             if last_call and g[S_LEN + seat] == 1:
                 threshold = g[S_FORGET + seat]
                 if threshold >= 0 and next_u32(stream) < threshold:
-                    _forgot_call(g, stream, seat)
+                    if log is not None:
+                        _put(log, g, seat, EV_FORGET, NONE, NONE, NONE, NONE)
+                    _forgot_call(g, stream, seat, log)
                     if g[S_END] >= 0:
                         return
+                elif log is not None:
+                    _put(log, g, seat, EV_CALL, NONE, NONE, NONE, NONE)
             # The card acts (the reference's apply_effects), without branches in the common
             # cases: a random card's effects are unpredictable.
             reverse = np.int64((flags & FLAG_REVERSE) != 0)
             g[S_DIR] *= 1 - 2 * reverse
+            if log is not None and reverse:
+                _put(log, g, seat, EV_REVERSE, NONE, NONE, NONE, NONE)
             skip = np.int64((flags & FLAG_SKIP) != 0)
             if draw or all_draw:
-                _rare_effects(g, stream, seat, flags, draw, all_draw)
+                _rare_effects(g, stream, seat, flags, draw, all_draw, log)
                 if g[S_END] >= 0:
                     return
                 skip = 0  # done there
@@ -872,6 +932,8 @@ def _play(g, stream, seat, user):
                 g[S_END] = END_TURN_CAP
                 return
             extra += 1
+            if log is not None:
+                _put(log, g, seat, EV_AGAIN, NONE, NONE, NONE, NONE)
             mode = NORMAL
             compulsory = True
             drawn = 0
@@ -881,11 +943,13 @@ def _play(g, stream, seat, user):
         if g[S_BARRED + seat] > 0:
             g[S_BARRED + seat] -= 1
         step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
+        if log is not None and step == 2:
+            _put(log, g, _wrap(seat + g[S_DIR], n), EV_SKIP, NONE, NONE, NONE, NONE)
         seat = _wrap(seat + step * g[S_DIR], n)
 
 
 @njit(cache=True, _nrt=False)
-def _turn_starter(g, stream):
+def _turn_starter(g, stream, log):
     """``start = flip``: a wild starter goes back into the stock at ``1 + bounded(S)``."""
     card = g[G_STOCK + g[S_SPOS]]
     g[S_SPOS] += 1
@@ -896,11 +960,15 @@ def _turn_starter(g, stream):
             g[G_STOCK + i] = g[G_STOCK + i + 1]
         g[G_STOCK + start + position] = card
         g[S_SPOS] = start
+        if log is not None:
+            _put(log, g, -1, EV_PUT_BACK, card, NONE, position, NONE)
         card = g[G_STOCK + start]
         g[S_SPOS] += 1
     g[G_PILE + 0] = card
     g[S_PLEN] = 1
     g[S_SUIT] = card // 13
+    if log is not None:
+        _put(log, g, -1, EV_START, card, NONE, NONE, NONE)
 
 
 # --- one game --------------------------------------------------------------------------------
@@ -1032,18 +1100,37 @@ def _record(g, stats, seats, row):
 
 @njit(cache=True, _nrt=False)
 def play_game(
-    g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row
+    g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row, log
 ):
     """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
-    passes ``k % n``). ``g`` is the run's scratch (``G_SIZE``), made by :func:`_prepare`."""
+    passes ``k % n``). ``g`` is the run's scratch (``G_SIZE``), made by :func:`_prepare`.
+    ``log``: None, or the :class:`simulate.logs.compiled.Log` that gets the game's events."""
     stream_init(stream, key0, key1, game, stream_id)
     seat = _deal(g, stream, decks, hand_size, first)
+    if log is not None:
+        _log_deal(g, log, seat, hand_size)
     if g[G_RULES + R_START] == START_FLIP:
-        _turn_starter(g, stream)
-    _play(g, stream, seat, user)
+        _turn_starter(g, stream, log)
+    _play(g, stream, seat, user, log)
+    if log is not None:
+        log.at[logs.AT_TURN] = g[S_TURNS]
+        stock = g[S_SEND] - g[S_SPOS]
+        logs.put(log, g[S_WINNER], EV_END, NONE, NONE, NONE, NONE, NONE, stock, g[S_END])
     _record(g, stats, seats, row)
+
+
+@njit(cache=True, _nrt=False)
+def _log_deal(g, log, first, hand_size):
+    """The deal's events: one per card, in dealing order from seat ``first`` (turn 0)."""
+    n = g[S_N]
+    dealt = n * hand_size
+    total = g[S_SEND]
+    for i in range(dealt):
+        seat = _wrap(first + i % n, n)
+        card = g[G_STOCK + i]
+        logs.put(log, seat, EV_DEAL, card, NONE, NONE, NONE, i // n + 1, total - i - 1, NONE)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -1108,6 +1195,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
                     stats,
                     seats,
                     0,
+                    None,
                 )
                 _narrow(stats, seats, small, counts, left, points, score, i)
             block = fetch_add(taken, 0, 1)
@@ -1161,6 +1249,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
                         stats,
                         seats,
                         0,
+                        None,
                     )
                     if write:
                         _narrow(stats, seats, small, counts, left, points, score, offsets[i] + k)
@@ -1174,3 +1263,32 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
                         break
                 deals[i] = k
             block = fetch_add(taken, 0, 1)
+
+
+@njit(cache=True)
+def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
+    """One game (or deal), played by the logging kernel: its record in row 0 of ``out``
+    (an :class:`Outputs` of one row) and its events in ``rows`` (int32[R, W], see
+    :mod:`simulate.logs.events`). ``game``, ``stream_id``, ``first``: as
+    :func:`play_game` takes them. Returns the rows the game wrote; more than R: the buffer
+    was too small (the rows past it are lost), play it again with a larger one."""
+    g, stream, stats, seats = _worker_scratch(table, strategies)
+    log = logs.Log(rows, np.zeros(2, np.int64))
+    play_game(
+        g,
+        stream,
+        key0,
+        key1,
+        game,
+        stream_id,
+        first,
+        table.decks,
+        table.hand_size,
+        strategies.user,
+        stats,
+        seats,
+        0,
+        log,
+    )
+    _narrow(stats, seats, out.small, out.counts, out.left, out.points, out.score, 0)
+    return log.at[logs.AT_ROWS]

@@ -151,3 +151,19 @@ def reference_columns(records) -> dict[str, np.ndarray]:
             for name in ("cards_left", "points", "score")
         },
     }
+
+
+def events_table(games: np.ndarray, rows: np.ndarray, keys: dict | None = None) -> pa.Table:
+    """The events of logged games (``games`` int64[E], ``rows`` int32[E, W]; see
+    :mod:`simulate.logs.events`): cards are written by name (``10H``, ``AS``); ``keys``:
+    ``match`` int64[E] and ``deal`` int32[E] in match play."""
+    from ...logs.events import to_table
+    from .reference_cards import name
+
+    return to_table(
+        games,
+        rows,
+        card_names=[name(card) for card in range(52)],
+        end_names=END_REASONS,
+        keys=keys,
+    )

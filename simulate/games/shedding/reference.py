@@ -29,6 +29,30 @@ from dataclasses import dataclass
 
 from ...cards import DECK_SIZE, SUIT_NAMES
 from ...errors import CardsimError
+from ...logs.events import (
+    CAUSE_ALL_DRAW,
+    CAUSE_CLUB,
+    CAUSE_LAST_CARD,
+    CAUSE_NO_PLAY,
+    CAUSE_PENALTY,
+    CAUSE_VOLUNTARY,
+    EV_AGAIN,
+    EV_CALL,
+    EV_DEAL,
+    EV_DRAW,
+    EV_END,
+    EV_FORGET,
+    EV_NAME_SUIT,
+    EV_PASS,
+    EV_PENALTY,
+    EV_PLAY,
+    EV_PUT_BACK,
+    EV_RESHUFFLE,
+    EV_REVERSE,
+    EV_SKIP,
+    EV_START,
+    NONE,
+)
 from ...rng import Stream
 from . import strategies as strategy_specs
 from .reference_cards import DRAW, PASS, cards, identity, name, names, rank_of, suit_of
@@ -109,11 +133,13 @@ def play(
     game: int,
     forget: list[float] | None = None,
     trace: list[str] | None = None,
+    events: list | None = None,
 ) -> SheddingRecord:
-    """Deal game ``game`` of run ``seed`` and play it to its end."""
+    """Deal game ``game`` of run ``seed`` and play it to its end. ``events``: a list that
+    receives the game's event rows (see :meth:`Game.log`)."""
     rules.check_players(players)
     stream = Stream(seed, game)
-    return _play_dealt(rules, players, strategies, stream, None, forget, trace)
+    return _play_dealt(rules, players, strategies, stream, None, forget, trace, events)
 
 
 def play_deal(
@@ -125,15 +151,18 @@ def play_deal(
     deal: int,
     forget: list[float] | None = None,
     trace: list[str] | None = None,
+    events: list | None = None,
 ) -> SheddingRecord:
     """Deal ``deal`` of match ``match`` of run ``seed``, alone (as :func:`play_match`
     plays it: the stream ``(seed, match, deal)``, seat ``deal % players`` first)."""
     rules.check_players(players)
     stream = Stream(seed, match, stream=deal)
-    return _play_dealt(rules, players, strategies, stream, deal % players, forget, trace)
+    return _play_dealt(rules, players, strategies, stream, deal % players, forget, trace, events)
 
 
-def _play_dealt(rules, players, strategies, stream, first, forget, trace) -> SheddingRecord:
+def _play_dealt(
+    rules, players, strategies, stream, first, forget, trace, events=None
+) -> SheddingRecord:
     """Deal from ``stream`` (the first seat given, or as ``first_seat`` says) and play."""
     first, hands, stock = deal(rules, players, stream, first)
     game = Game(
@@ -145,6 +174,7 @@ def _play_dealt(rules, players, strategies, stream, first, forget, trace) -> She
         first_seat=first,
         forget=forget,
         trace=trace,
+        events=events,
     )
     return game.run()
 
@@ -169,6 +199,7 @@ def play_match(
     forget: list[float] | None = None,
     trace: list[str] | None = None,
     max_deals: int = 1000,
+    events: list | None = None,
 ) -> MatchRecord:
     """Play match ``match`` of run ``seed``: ``match_deals`` deals, or deals until a seat's
     total reaches ``target_score`` (at most ``max_deals``).
@@ -177,6 +208,7 @@ def play_match(
     draws from the stream ``Stream(seed, match, stream=k)``. The best total wins: the lowest
     under ``penalty`` scoring, the highest under ``winner_collects`` and ``minus_hand``;
     "reaches" the target means a total (its size, under ``minus_hand``) at least it.
+    ``events``: a list that receives each deal's list of event rows.
     """
     rules.check_players(players)
     if rules.match_deals is None and rules.target_score is None:
@@ -188,7 +220,10 @@ def play_match(
         if trace is not None:
             trace.append(f"deal {k} of match {match}")
         stream = Stream(seed, match, stream=k)
-        record = _play_dealt(rules, players, strategies, stream, k % players, forget, trace)
+        rows = None if events is None else []
+        record = _play_dealt(rules, players, strategies, stream, k % players, forget, trace, rows)
+        if events is not None:
+            events.append(rows)
         deals.append(record)
         totals = [total + score for total, score in zip(totals, record.score, strict=True)]
         if rules.match_deals is not None and len(deals) == rules.match_deals:
@@ -214,6 +249,7 @@ def play_from(
     game: int = 0,
     forget: list[float] | None = None,
     trace: list[str] | None = None,
+    events: list | None = None,
 ) -> SheddingRecord:
     """Play on from given hands, stock (top first) and pile (bottom first); cards may be
     given as codes or as text for :func:`cards`. An empty pile starts the game as ``start``
@@ -229,6 +265,7 @@ def play_from(
         suit=suit,
         forget=forget,
         trace=trace,
+        events=events,
     )
     return table.run()
 
@@ -267,8 +304,10 @@ class Game:
         suit: int | None = None,
         forget: list[float] | None = None,
         trace: list[str] | None = None,
+        events: list | None = None,
     ):
         self.rules = rules
+        self.events = events
         self.n = len(hands)
         if len(strategies) != self.n:
             raise CardsimError(f"{self.n} seats need {self.n} strategies, got {len(strategies)}")
@@ -310,6 +349,7 @@ class Game:
         """Play until the game ends; return its record."""
         try:
             self.note_hands()
+            self.log_deal()
             if not self.pile and self.rules.start == "flip":
                 self.turn_starter()
             seat = self.first_seat
@@ -320,6 +360,7 @@ class Game:
                 self.mark()  # the end of a turn, passes and draws included
         except GameOver as over:
             self.note(f"game over: {over.end}, winner {_seat_text(over.winner)}")
+            self.log(over.winner, EV_END, end=END_REASONS.index(over.end), hand=NONE)
             return self.record(over)
 
     def take_turn(self, seat: int) -> int:
@@ -345,6 +386,7 @@ class Game:
             extra += 1
             self.again = False
             self.note(f"seat {seat} plays again")
+            self.log(seat, EV_AGAIN)
             self.play_phase(seat, compulsory=True)
         self.barred[seat] = max(0, self.barred[seat] - 1)
         self.check_cards()
@@ -353,6 +395,7 @@ class Game:
         step = 2 if self.skip_next and not self.pending else 1
         if step == 2:
             self.note(f"seat {self.next_seat(seat)} is skipped")
+            self.log(self.next_seat(seat), EV_SKIP)
         return (seat + step * self.direction) % self.n
 
     def turn_starter(self) -> None:
@@ -363,10 +406,12 @@ class Game:
             position = 1 + self.stream.bounded(len(self.stock))
             self.stock.insert(position, card)
             self.note(f"starter {name(card)} is a wild: back into the stock at {position}")
+            self.log(-1, EV_PUT_BACK, card=identity(card), count=position)
             card = self.stock.pop(0)
         self.pile.append(card)
         self.suit = suit_of(card)
         self.note(f"starter {name(card)}")
+        self.log(-1, EV_START, card=identity(card))
 
     # --- the kinds of turn ---------------------------------------------------------------
 
@@ -392,7 +437,8 @@ class Game:
         total, self.pending = self.pending, 0
         ends_turn = self.pending_skip or self.rules.penalty_ends_turn
         self.note(f"seat {seat} takes the penalty of {total}")
-        self.draw_penalty(seat, total)
+        self.log(seat, EV_PENALTY, count=total)
+        self.draw_penalty(seat, total, CAUSE_PENALTY)
         # Fine point: once the penalty is drawn the top card is inert.
         if not ends_turn:
             self.play_phase(seat, compulsory=False)
@@ -413,23 +459,24 @@ class Game:
         if choice == PASS:
             self.pass_turn(seat)
         elif choice == DRAW:
-            self.no_play(seat, compulsory)
+            self.no_play(seat, compulsory, CAUSE_VOLUNTARY if legal else CAUSE_NO_PLAY)
         else:
             self.play_card(seat, choice)
 
-    def no_play(self, seat: int, compulsory: bool) -> None:
-        """Draw as ``on_no_play`` says (not ``draw_up_to``, see :meth:`draw_up_to_phase`)."""
+    def no_play(self, seat: int, compulsory: bool, cause: int = CAUSE_NO_PLAY) -> None:
+        """Draw as ``on_no_play`` says (not ``draw_up_to``, see :meth:`draw_up_to_phase`);
+        ``cause``: the draws' (voluntary when the seat held a legal card)."""
         rule = self.rules.no_play_rule
         if rule == "draw_until_playable":
             while True:
-                card = self.draw_one(seat)
+                card = self.draw_one(seat, cause)
                 if card is None:
                     self.pass_turn(seat)
                     return
                 if self.is_legal(seat, card):  # Fine point: the legal card drawn is played
                     self.play_card(seat, card)
                     return
-        card = self.draw_one(seat)
+        card = self.draw_one(seat, cause)
         if card is None:
             self.pass_turn(seat)
         elif rule == "draw_one_may_play" and self.is_legal(seat, card):
@@ -460,7 +507,7 @@ class Game:
             if choice != DRAW:
                 self.play_card(seat, choice)
                 return
-            self.draw_one(seat)
+            self.draw_one(seat, CAUSE_VOLUNTARY if legal else CAUSE_NO_PLAY)
             drawn += 1
 
     # --- playing a card ------------------------------------------------------------------
@@ -475,6 +522,7 @@ class Game:
         self.plays += 1
         self.idle_passes = 0
         self.note(f"seat {seat} plays {name(card)}")
+        self.log(seat, EV_PLAY, card=identity(card))
         if not hand:  # Fine point: going out wins at once; the card's effect does not happen
             raise GameOver("out", seat, rank_of(card))
         if self.rules.max_plays is not None and self.plays >= self.rules.max_plays:
@@ -502,6 +550,7 @@ class Game:
         self.suit = self.strategies[seat].name_suit(suits)
         self.wilds += 1
         self.note(f"seat {seat} names {SUIT_NAMES[self.suit]}")
+        self.log(seat, EV_NAME_SUIT, suit=self.suit)
 
     def last_card_call(self, seat: int) -> None:
         """After a play leaving one card, the seat calls; it may forget (and is caught)."""
@@ -510,11 +559,13 @@ class Game:
         chance = self.forget[seat]
         if not (chance > 0 and self.stream.next_u32() < int(chance * 2**32)):
             self.note(f"seat {seat} calls last card")
+            self.log(seat, EV_CALL)
             return
         self.note(f"seat {seat} forgets to call last card")
+        self.log(seat, EV_FORGET)
         if self.rules.last_card_rule == "penalty":
             # Fine point: drawn at once, before the played card acts; no turn taken.
-            self.draw_penalty(seat, self.rules.last_card_penalty)
+            self.draw_penalty(seat, self.rules.last_card_penalty, CAUSE_LAST_CARD)
         else:
             # `cannot_go_out`: until the end of its next turn (this one's rest included).
             self.barred[seat] = 2
@@ -525,6 +576,7 @@ class Game:
         if effects.reverse:
             self.direction = -self.direction
             self.note("the direction reverses")
+            self.log(seat, EV_REVERSE)
             if self.n == 2 and rules.reverse_two_players == "skip":
                 self.skip_next = True
         if effects.draw:
@@ -539,7 +591,8 @@ class Game:
                 # takes no turn.
                 victim = self.next_seat(seat)
                 self.note(f"seat {victim} draws {effects.draw} at once")
-                self.draw_penalty(victim, effects.draw)
+                self.log(victim, EV_PENALTY, count=effects.draw)
+                self.draw_penalty(victim, effects.draw, CAUSE_PENALTY)
                 self.skip_next = True
             else:
                 self.pending, self.pending_skip = effects.draw, effects.skip
@@ -549,7 +602,7 @@ class Game:
             for k in range(1, self.n):
                 other = (seat + k * self.direction) % self.n
                 self.note(f"seat {other} draws {effects.all_draw}")
-                self.draw_penalty(other, effects.all_draw)
+                self.draw_penalty(other, effects.all_draw, CAUSE_ALL_DRAW)
         # The extra play (``again``, ``all_draw``) is made by :meth:`take_turn`.
         self.again = bool(effects.again or effects.all_draw)
 
@@ -607,10 +660,11 @@ class Game:
         card (not in the compulsory extra play)."""
         return self.rules.stock_empty == "pass" and not self.stock and not compulsory
 
-    def draw_one(self, seat: int) -> int | None:
+    def draw_one(self, seat: int, cause: int = CAUSE_NO_PLAY) -> int | None:
         """A seat that must draw takes the top card; ``None`` when nothing can be drawn.
 
         An empty stock is handled as ``stock_empty`` says; under ``end`` the game ends.
+        ``cause``: why the card is drawn (its event's, :data:`simulate.logs.events.CAUSE_NAMES`).
         """
         if not self.stock:
             if self.rules.stock_empty == "end":
@@ -619,12 +673,12 @@ class Game:
                 self.reshuffle()
             else:
                 return None
-        return self.take_from_stock(seat)
+        return self.take_from_stock(seat, cause)
 
-    def draw_penalty(self, seat: int, count: int) -> None:
+    def draw_penalty(self, seat: int, count: int, cause: int = CAUSE_PENALTY) -> None:
         """Draw ``count`` penalty cards, as far as the cards go (Fine point, Running out)."""
         for _ in range(count):
-            if self.draw_one(seat) is None:
+            if self.draw_one(seat, cause) is None:
                 break
 
     def draw_until_club(self, seat: int) -> int:
@@ -633,16 +687,17 @@ class Game:
         while True:
             if not self.stock:
                 raise self.stock_out(seat)
-            card = self.take_from_stock(seat)
+            card = self.take_from_stock(seat, CAUSE_CLUB)
             if suit_of(card) == CLUBS:
                 return card
 
-    def take_from_stock(self, seat: int) -> int:
+    def take_from_stock(self, seat: int, cause: int = CAUSE_NO_PLAY) -> int:
         card = self.stock.pop(0)
         self.hands[seat].append(card)
         self.draws += 1
         self.idle_passes = 0
         self.note(f"seat {seat} draws {name(card)}")
+        self.log(seat, EV_DRAW, card=identity(card), cause=cause)
         return card
 
     def reshuffle(self) -> None:
@@ -653,12 +708,14 @@ class Game:
         self.stream.shuffle(self.stock)
         self.reshuffles += 1
         self.note(f"reshuffle: {len(self.stock)} cards become the stock")
+        self.log(-1, EV_RESHUFFLE, count=len(self.stock))
 
     def pass_turn(self, seat: int) -> None:
         """The turn ends by passing; passes made while nothing can be drawn count toward
         ``blocked`` (players + 1 in a row)."""
         self.passes += 1
         self.note(f"seat {seat} passes")
+        self.log(seat, EV_PASS)
         if self.drawable():
             self.idle_passes = 0
             return
@@ -755,6 +812,42 @@ class Game:
     def note(self, line: str) -> None:
         if self.trace is not None:
             self.trace.append(line)
+
+    def log(
+        self,
+        seat: int,
+        event: int,
+        *,
+        card=NONE,
+        cause=NONE,
+        count=NONE,
+        suit=NONE,
+        hand=None,
+        end=NONE,
+    ) -> None:
+        """Append an event row (the layout of :mod:`simulate.logs.events`) in the current
+        turn: ``hand`` defaults to the seat's cards now (none without a seat), ``stock`` is
+        the stock's size now; cards are identities."""
+        if self.events is None:
+            return
+        if hand is None:
+            hand = len(self.hands[seat]) if seat >= 0 else NONE
+        row = (self.turns, seat, event, card, cause, count, suit, hand, len(self.stock), end)
+        self.events.append(row)
+
+    def log_deal(self) -> None:
+        """The deal's rows: one per card, in dealing order from the first seat (turn 0)."""
+        if self.events is None:
+            return
+        size = max(len(hand) for hand in self.hands)
+        left = sum(len(hand) for hand in self.hands) + len(self.stock)
+        for round_ in range(size):
+            for j in range(self.n):
+                seat = (self.first_seat + j) % self.n
+                if round_ < len(self.hands[seat]):
+                    left -= 1
+                    row = (0, seat, EV_DEAL, identity(self.hands[seat][round_]), NONE, NONE)
+                    self.events.append((*row, NONE, round_ + 1, left, NONE))
 
     def note_hands(self) -> None:
         if self.trace is None:
