@@ -48,6 +48,9 @@ class Run:
     games: pd.DataFrame
     matches: pd.DataFrame | None = None
     events: pd.DataFrame | None = None
+    aggregates: Any = None
+    """An aggregate-only run's (``--records none``) statistics
+    (:class:`analysis.aggregates.Aggregates`); ``games`` is then empty. None otherwise."""
 
     @property
     def players(self) -> int:
@@ -65,6 +68,11 @@ def load_run(path: str | Path) -> Run:
     if not path.is_dir():
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
+    if meta.get("records") == "none":
+        aggregates = read_aggregates(path, meta)
+        games = aggregates.schema.empty_table().to_pandas()
+        games.attrs.update(meta)
+        return Run(path=path, meta=meta, games=games, aggregates=aggregates)
     files = record_files(path, meta, "games")
     games = _read_games(files, meta["players"], game_spec(meta))
     matches = _read_matches(record_files(path, meta, "matches"))
@@ -158,6 +166,9 @@ class RunFolder:
     columns: tuple[str, ...]
     riders: list[Rider] = field(default_factory=list, repr=False, compare=False)
     """Accumulators waiting to ride along the next :func:`scan` (:meth:`ride`)."""
+    aggregates: Any = field(default=None, repr=False, compare=False)
+    """An aggregate-only run's statistics (:class:`analysis.aggregates.Aggregates`), from
+    which :func:`scan` fills the accumulators; None for a run with its records."""
 
     @property
     def players(self) -> int:
@@ -179,7 +190,10 @@ class RunFolder:
         return game_spec(self.meta)
 
     def records(self, kind: str = "games") -> RecordFiles:
-        """The record files of ``kind`` (``games`` or ``matches``)."""
+        """The record files of ``kind`` (``games`` or ``matches``); an aggregate-only
+        run's ``games`` are the few whole records its aggregates keep."""
+        if kind == "games" and self.aggregates is not None:
+            return _KeptRecords(self.path, self.aggregates)
         return record_files(self.path, self.meta, kind)
 
     @property
@@ -198,6 +212,17 @@ def open_run(path: str | Path) -> RunFolder:
         raise ReportError(f"{path}: run folder not found")
     meta = _read_meta(path / "run.json")
     check_status(path, meta)
+    if meta.get("records") == "none":
+        aggregates = read_aggregates(path, meta)
+        if aggregates.records == 0:
+            raise ReportError(f"{path}: no games recorded")
+        return RunFolder(
+            path=path,
+            meta=meta,
+            rows=aggregates.records,
+            columns=aggregates.columns,
+            aggregates=aggregates,
+        )
     files = record_files(path, meta, "games")
     if not files:
         raise ReportError(f"{files.path}: missing (is {path} a run folder?)")
@@ -286,6 +311,8 @@ def scan(
     (:meth:`RunFolder.ride`) are fed in the same pass."""
     batch_size = batch_size or BATCH_ROWS
     riders, run.riders[:] = list(run.riders), []
+    if run.aggregates is not None:
+        return _fill_from_aggregates(run, build, riders)
 
     def everything() -> tuple[list[Accumulator], list[Accumulator]]:
         for rider in riders:
@@ -305,6 +332,59 @@ def scan(
     for rider in riders:
         rider.done = True
     return accumulators
+
+
+def _fill_from_aggregates(run: RunFolder, build, riders: list[Rider]) -> list[Accumulator]:
+    """:func:`scan` for an aggregate-only run: every accumulator filled from its
+    aggregates; one that needs single games is refused in one line."""
+    from analysis.aggregates import NeedsSingleGames, fill
+
+    accumulators = list(build())
+    for rider in riders:
+        rider.accumulators = list(rider.build())
+    try:
+        fill([*accumulators, *(a for r in riders for a in r.accumulators)], run.aggregates)
+    except NeedsSingleGames as exc:
+        raise ReportError(
+            f"{run.path} is an aggregate-only run (--records none): it keeps no single "
+            f"games, which {exc} needs"
+        ) from None
+    for rider in riders:
+        rider.done = True
+    return accumulators
+
+
+def read_aggregates(path: Path, meta: dict):
+    """The merged :class:`analysis.aggregates.Aggregates` of an aggregate-only run folder
+    (its chunks' files under the manifest, checked)."""
+    from analysis.aggregates import Aggregates
+
+    files = record_files(path, meta, "aggregates")
+    if not files:
+        raise ReportError(f"{path}: an aggregate-only run without aggregates (no chunk finished)")
+    merged = None
+    try:
+        for file, _part in files.files:
+            found = Aggregates.from_bytes(file.read_bytes())
+            merged = found if merged is None else merged.merge(found)
+    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+        raise ReportError(f"{path}: unreadable aggregates: {_reason(exc)}") from exc
+    return merged
+
+
+class _KeptRecords:
+    """An aggregate-only run's ``games`` as the reports ask for them: the run's first
+    record (its seats' strategies), nothing more."""
+
+    def __init__(self, folder: Path, aggregates):
+        self.folder, self.aggregates = folder, aggregates
+        self.path = folder / "aggregates"
+
+    def __bool__(self) -> bool:
+        return True
+
+    def batches(self, columns, batch_size):
+        yield from self.aggregates.first_record().select(list(columns)).to_batches()
 
 
 class Rider:

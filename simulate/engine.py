@@ -268,24 +268,52 @@ def play_run(
     collect: bool = True,
     play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
     events: list | None = None,
+    records: str = "all",
+    aggregates: list | None = None,
 ) -> tuple[pa.Table | None, pa.Table | None]:
     """:func:`run`'s work on a validated ``request``: ``(games, matches)``, the records as
     Arrow tables (``matches`` None unless the rules make matches), the run folder written
     with ``out``. Without ``collect`` the records are only written (both tables are None).
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
-    receives the logged games' events tables (with ``collect``)."""
+    receives the logged games' events tables (with ``collect``). ``records="none"``: an
+    aggregate-only run (:mod:`analysis.aggregates`): no rows are kept, ``(None, None)`` is
+    returned and ``aggregates`` (a list) receives the run's merged statistics."""
+    from .aggregate_runs import check_records
+
+    check_records(request, records)
+    meta = request.meta() if records == "all" else {**request.meta(), "records": records}
     writer = None
     if out is not None:
-        if not skip_space_check:
-            check_space(Path(out), request.meta(), request.games)
-        writer = RunWriter(out, request.meta(), force=force)
+        if not skip_space_check and records == "all":
+            check_space(Path(out), meta, request.games)
+        writer = RunWriter(out, meta, force=force)
     chunks: list[Chunk] = []
+    merged: list = []
+
+    def merge(found) -> None:
+        merged.append(found if not merged else merged.pop().merge(found))
+
     try:
-        keep = chunks.append if collect else None
-        stream(request, writer, keep, progress=progress, chunk_size=chunk_size, play=play)
+        if records == "none":
+            keep = merge
+        else:
+            keep = chunks.append if collect else None
+        stream(
+            request,
+            writer,
+            keep,
+            progress=progress,
+            chunk_size=chunk_size,
+            play=play,
+            records=records,
+        )
     finally:
         if writer is not None:
             writer.close()
+    if records == "none":
+        if aggregates is not None:
+            aggregates.extend(merged)
+        return None, None
     if not collect:
         return None, None
     if events is not None:
@@ -304,6 +332,7 @@ def stream(
     chunk_size: int = DEFAULT_CHUNK,
     start: int = 0,
     play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
+    records: str | None = None,
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
 
@@ -320,8 +349,15 @@ def stream(
     "interrupted"``, and :class:`RunInterrupted` is raised. A second signal stops at once.
     A full disk stops it the same way and raises :class:`.results.DiskFull`. The writer
     keeps the folder's lock: the caller closes it.
+
+    ``records="none"`` (default: the run folder's ``records``, else ``all``): every chunk
+    is reduced to its :class:`analysis.aggregates.Aggregates` (by the worker, on a
+    cluster), which the writer merges and ``consume`` receives in place of the chunk.
     """
     started = time.perf_counter()
+    if records is None:
+        records = writer.meta.get("records", "all") if writer is not None else "all"
+    meta = writer.meta if writer is not None else request.meta()
     spans = writer.todo(request.games) if writer is not None else [(start, request.games)]
     # The chunks held before this session (a resumed run's), not those it writes.
     rows_before = writer.manifest.rows_before if writer is not None else None
@@ -331,6 +367,15 @@ def stream(
         return writer.finish({"status": status, "elapsed_s": elapsed})
 
     def deliver(first: int, count: int, chunk: Chunk) -> None:
+        if records == "none":
+            from .aggregate_runs import aggregated
+
+            chunk = aggregated(chunk, meta)
+            if writer is not None:
+                writer.write(first, count, {"aggregates": chunk})
+            if consume is not None:
+                consume(chunk)
+            return
         if writer is not None:
             tables = {"games": chunk.games, "matches": chunk.matches, "events": chunk.events}
             writer.write(first, count, tables)
@@ -347,7 +392,8 @@ def stream(
             # closing: the progress bar is gone before any message about a failure
             left = sum(stop - first for first, stop in spans)
             play_source = play_chunks if play is None else play
-            chunks = play_source(request, chunk_size, progress, spans, rows_before)
+            extra = {"records": records} if records != "all" and play is not None else {}
+            chunks = play_source(request, chunk_size, progress, spans, rows_before, **extra)
             with closing(chunks):
                 for first, count, chunk in chunks:
                     if pending is not None:

@@ -198,6 +198,31 @@ def test_cluster_records_equal_one_machine(name, local_address, tmp_path):
         assert_frame_equal(in_memory.matches, load_run(expected).matches)
 
 
+def test_aggregate_only_run_on_a_cluster_equals_one_machine(local_address, tmp_path):
+    """--records none on the cluster: the tasks' aggregates, merged in whatever order they
+    come, equal a one-machine aggregate-only run's, and so do their reports' numbers."""
+    from analysis.reports import write_report
+
+    options = dict(game="bmn", games=40_000, seed=11, records="none")
+    folders = {}
+    for where, scheduler in (("here", None), ("cluster", local_address)):
+        folders[where] = tmp_path / where
+        run = simulate.simulate(
+            options["game"],
+            out=folders[where],
+            scheduler=scheduler,
+            **{key: value for key, value in options.items() if key != "game"},
+        )
+        assert run.meta["status"] == "complete"
+        write_report(folders[where], formats="png", dpi=50)
+    here, there = (load_run(folders[where]).aggregates for where in ("here", "cluster"))
+    assert there.records == here.records == 40_000
+    assert there.groups == here.groups
+    assert there.longest.sort_by("game").equals(here.longest.sort_by("game"))
+    for name in ("summary.csv", "balance.csv"):
+        assert (folders["here"] / name).read_text() == (folders["cluster"] / name).read_text()
+
+
 def test_sweep_on_a_cluster_gives_the_cells_records(local_address, tmp_path):
     study = tmp_path / "study.toml"
     study.write_text(STUDY)

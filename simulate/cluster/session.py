@@ -219,11 +219,13 @@ class Cluster:
         progress: bool = False,
         spans: list[tuple[int, int]] | None = None,
         rows_before=None,
+        records: str = "all",
     ) -> Iterator[tuple[int, int, Chunk]]:
         """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
         the games of every task as it comes back. Closing the generator cancels the tasks
-        still in flight."""
+        still in flight. ``records="none"``: each task returns its chunk's
+        :class:`analysis.aggregates.Aggregates`, yielded in place of the chunk."""
         from distributed import as_completed
 
         from ..engine import DEFAULT_CHUNK, _progress_bar, chunk_spans
@@ -245,7 +247,13 @@ class Cluster:
                     while submitted < min(len(tasks), position + window):
                         at, games = tasks[submitted]
                         future = self.client.submit(
-                            play_task, task, at, games, key=f"cardsim-{run_id}-{at}", pure=False
+                            play_task,
+                            task,
+                            at,
+                            games,
+                            records,
+                            key=f"cardsim-{run_id}-{at}",
+                            pure=False,
                         )
                         live[future.key] = (submitted, future)
                         queue.add(future)
@@ -255,6 +263,9 @@ class Cluster:
                         arrived[at] = self._result(future, tasks[at])
                         bar.advance(tasks[at][1])
                     chunk = arrived.pop(position)
+                    if records == "none":
+                        yield first, count, chunk
+                        continue
                     if request.match_play:
                         row = replayed + (rows_before(first) if rows_before else 0)
                         chunk = numbered(chunk, row)

@@ -180,7 +180,7 @@ def request_of(task: TaskRequest) -> Request:
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def play_task(task: TaskRequest, first: int, count: int) -> Chunk:
+def play_task(task: TaskRequest, first: int, count: int, records: str = "all") -> Chunk:
     """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
     the chunk's records from 0: the client, which knows how many records precede them,
@@ -193,4 +193,9 @@ def play_task(task: TaskRequest, first: int, count: int) -> Chunk:
     request = request_of(task)
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)
-        return play_chunk(request, first, count, 0)
+        chunk = play_chunk(request, first, count, 0)
+    if records == "none":  # an aggregate-only run: only the statistics cross the network
+        from ..aggregate_runs import aggregated
+
+        return aggregated(chunk, json.loads(task.meta))
+    return chunk

@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MANIFEST_FILE = "manifest.jsonl"
-RECORD_KINDS = ("games", "matches", "events")
-"""The kinds of record a chunk can hold, each a table of its own."""
+RECORD_KINDS = ("games", "matches", "events", "aggregates")
+"""The kinds of record a chunk can hold, each a table of its own (``aggregates``: the
+merged statistics of an aggregate-only run, ``--records none``, in place of ``games``;
+see :mod:`analysis.aggregates`)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,12 @@ class Entry:
     @property
     def stop(self) -> int:
         return self.first + self.count
+
+    @property
+    def records(self) -> int:
+        """Records (rows of ``games``) the chunk holds or, aggregate-only, stands for."""
+        part = self.parts.get("games") or self.parts.get("aggregates")
+        return part.rows if part is not None else 0
 
     def to_line(self) -> str:
         record = {"first": self.first, "count": self.count}
@@ -80,7 +88,7 @@ class Entry:
             if kind in record
         }
         first, count = int(record["first"]), int(record["count"])
-        if first < 0 or count < 1 or "games" not in parts:
+        if first < 0 or count < 1 or not ("games" in parts or "aggregates" in parts):
             raise ValueError("not a chunk")
         return cls(first, count, parts)
 
@@ -103,7 +111,7 @@ class Manifest:
 
     def rows_before(self, first: int) -> int:
         """Records (rows of ``games``) of the chunks before game (match) ``first``."""
-        return sum(e.parts["games"].rows for e in self.entries if e.first < first)
+        return sum(e.records for e in self.entries if e.first < first)
 
     def parts(self, kind: str) -> list[Part]:
         """The files of one kind of record, in game order."""

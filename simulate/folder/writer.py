@@ -274,6 +274,8 @@ class RunWriter:
         """Make one chunk durable: games (matches) ``first .. first + count - 1``, its
         record tables by kind (``games``, and ``matches`` in match play). A full disk
         raises :class:`DiskFull`; the chunk is then not counted and leaves no file."""
+        if "aggregates" in tables:
+            return self._write_aggregates(first, count, tables["aggregates"])
         parts = {}
         try:
             for kind, table in tables.items():
@@ -291,6 +293,43 @@ class RunWriter:
                 raise self._disk_full(count) from None
             raise
         self.manifest = self.manifest.with_entry(entry)
+
+    def _write_aggregates(self, first: int, count: int, found) -> None:
+        """An aggregate-only chunk (:class:`analysis.aggregates.Aggregates`): merged into
+        the chunk that ends where it starts, written as one new file (durable), the
+        manifest replaced atomically, the old file removed; so the folder holds one
+        aggregates file of bounded size, and a crash loses at most this chunk."""
+        from analysis.aggregates import Aggregates
+
+        previous = next(
+            (e for e in self.manifest.entries if e.stop == first and "aggregates" in e.parts),
+            None,
+        )
+        start, merged = first, found
+        if previous is not None:
+            held = getattr(self, "_aggregates", None)
+            if held is None or held[0] is not previous:
+                data = (self.folder / previous.parts["aggregates"].file).read_bytes()
+                held = (previous, Aggregates.from_bytes(data))
+            start, merged = previous.first, held[1].merge(found)
+        try:
+            data = merged.to_bytes()
+            name = f"aggregates/{start:012d}-{first + count:012d}.parquet"
+            (self.folder / "aggregates").mkdir(exist_ok=True)
+            mf.write_file(self.folder / name, data, durable=self.durable)
+            part = mf.Part(name, merged.records, len(data), mf.sha256_of(data))
+            entry = mf.Entry(start, first + count - start, {"aggregates": part})
+            kept = [e for e in self.manifest.entries if e is not previous and e.first != start]
+            manifest = mf.Manifest(sorted([*kept, entry], key=lambda e: e.first))
+            mf.rewrite(self.folder, manifest, durable=self.durable)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                raise self._disk_full(count) from None
+            raise
+        self.manifest = manifest
+        self._aggregates = (entry, merged)
+        if previous is not None and previous.parts["aggregates"].file != name:
+            (self.folder / previous.parts["aggregates"].file).unlink(missing_ok=True)
 
     def _disk_full(self, count: int) -> DiskFull:
         games = int(self.meta.get("games", 0))

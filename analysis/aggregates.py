@@ -1,0 +1,467 @@
+"""Aggregate-only runs (``--records none``): a run's exact statistics without its rows.
+
+Every chunk of such a run (a task, on a cluster) is reduced to an :class:`Aggregates`:
+
+- ``groups``: the games split by *(end reason, winner, finishing rank)*; per group the
+  number of games and a :class:`~analysis.statistics.distribution.Distribution` (integer
+  counts per value) of every integer column of the records (counters, scores, cards held,
+  the balance measures' ``lead_changes`` and ``winner_behind``, ``first_seat``, ``deal``,
+  ``rotation``), plus ``others_score``: the summed score of the seats other than the winner;
+- ``longest``: for every length column and end reason, the :data:`LONGEST_KEPT` longest
+  games (whole records, with their ``game`` index);
+- ``first``: for every end reason, the :data:`FIRST_KEPT` first games (whole records).
+
+Merging two (:meth:`Aggregates.merge`) adds counts and keeps the longest and first rows
+under a total order, so the result does not depend on the order of the chunks. Its size
+is bounded by the number of distinct values, never by the number of games.
+
+The report reads a run through accumulators (:mod:`analysis.statistics.tally`,
+:class:`analysis.balance.BalanceCounts`...); :func:`fill` gives each of them, from the
+aggregates, exactly what one pass over the rows would: the filters on the end reason
+(``where_in("end", ...)``) are evaluated on one row per group. Accumulators that need the
+games in order (the convergence table) get only the run's end point
+(:data:`NEEDS_SINGLE_GAMES`). This module is numba-free: the engine imports it lazily.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from analysis.statistics.distribution import Distribution
+
+AGGREGATES_KIND = "aggregates"
+"""The manifest's record kind of an aggregate-only run's statistics."""
+LONGEST_KEPT = 100
+"""Longest games kept per length column and end reason (a report lists at most this many)."""
+FIRST_KEPT = 20
+"""First games kept per end reason (Beggar-My-Neighbour's report lists the first cycles)."""
+INDEX_COLUMNS = ("game", "match")
+"""Columns that number the records: never counted (their values grow with the run)."""
+KEY_COLUMNS = ("end", "winner", "finish_rank")
+"""The columns that split the games into groups."""
+OTHERS = "others_score"
+"""Derived: the summed ``score_<i>`` of the seats other than the winner (games with one)."""
+NEEDS_SINGLE_GAMES = ("convergence by game index", "a listing of every game")
+"""What an aggregate-only run cannot show."""
+_META = b"cardsim.aggregates"
+
+
+def _order_columns(table: pa.Table) -> list[str]:
+    return [c for c in ("game", "rotation") if c in table.schema.names]
+
+
+@dataclass
+class Aggregates:
+    """Exact integer statistics of some games of a run (see the module's docstring).
+
+    ``records``: rows they stand for (games; deals in match play); ``groups`` maps
+    ``(end, winner, finish_rank)`` to ``{"n": games, column: Distribution}``;
+    ``longest`` and ``first`` are Arrow tables of whole records; ``schema`` the records'."""
+
+    records: int
+    groups: dict[tuple, dict]
+    longest: pa.Table
+    first: pa.Table
+    lengths: tuple[str, ...]
+    schema: pa.Schema = field(repr=False, default=None)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The record columns of the run (as its games files would have)."""
+        return tuple(self.schema.names)
+
+    # ---- building --------------------------------------------------------------------
+
+    @classmethod
+    def of_table(cls, games: pa.Table, lengths: Sequence[str]) -> Aggregates:
+        """The aggregates of a chunk's ``games`` records; ``lengths``: the columns whose
+        longest games are kept (the game's length columns)."""
+        from analysis.load import _to_batch
+
+        lengths = tuple(c for c in lengths if c in games.schema.names)
+        batch = _to_batch(games.combine_chunks().to_batches()[0], 0) if games.num_rows else None
+        groups: dict[tuple, dict] = {}
+        if batch is not None:
+            groups = _groups(batch, games.schema.names)
+        return cls(
+            games.num_rows,
+            groups,
+            _top_rows(games, lengths, LONGEST_KEPT, longest=True),
+            _top_rows(games, (), FIRST_KEPT, longest=False),
+            lengths,
+            games.schema,
+        )
+
+    def merge(self, other: Aggregates) -> Aggregates:
+        """Both together: counts added, the longest and first games kept as for one chunk
+        (the same result in any order)."""
+        groups = {key: dict(value) for key, value in self.groups.items()}
+        for key, value in other.groups.items():
+            mine = groups.setdefault(key, {"n": 0})
+            for name, item in value.items():
+                if name == "n":
+                    mine["n"] = mine["n"] + item
+                else:
+                    mine[name] = mine.get(name, Distribution.empty()) + item
+        longest = pa.concat_tables([self.longest, other.longest.cast(self.longest.schema)])
+        first = pa.concat_tables([self.first, other.first.cast(self.first.schema)])
+        return Aggregates(
+            self.records + other.records,
+            groups,
+            _top_rows(longest, self.lengths, LONGEST_KEPT, longest=True),
+            _top_rows(first, (), FIRST_KEPT, longest=False),
+            self.lengths,
+            self.schema,
+        )
+
+    # ---- files -----------------------------------------------------------------------
+
+    def to_table(self) -> pa.Table:
+        """One row per (group, column, value): ``end``, ``winner``, ``finish_rank``,
+        ``column``, ``value``, ``count`` (``column`` ``n``: the group's games); the longest
+        and first games and the records' schema ride in the file's metadata."""
+        ends, winners, ranks, names, values, counts = [], [], [], [], [], []
+        for (end, winner, rank), value in sorted(self.groups.items(), key=_group_order):
+            for name, item in sorted(value.items()):
+                vals, cnts = ([0], [item]) if name == "n" else (item.values, item.counts)
+                k = len(vals)
+                ends += [end] * k
+                winners += [winner] * k
+                ranks += [rank] * k
+                names += [name] * k
+                values.append(np.asarray(vals, np.int64))
+                counts.append(np.asarray(cnts, np.int64))
+        table = pa.table(
+            {
+                "end": pa.array(ends, pa.string()),
+                "winner": pa.array(winners, pa.int16()),
+                "finish_rank": pa.array(ranks, pa.string()),
+                "column": pa.array(names, pa.string()),
+                "value": pa.array(np.concatenate(values) if values else [], pa.int64()),
+                "count": pa.array(np.concatenate(counts) if counts else [], pa.int64()),
+            }
+        )
+        extra = {
+            "records": self.records,
+            "lengths": list(self.lengths),
+            "longest": _ipc(self.longest).hex(),
+            "first": _ipc(self.first).hex(),
+        }
+        return table.replace_schema_metadata({_META: json.dumps(extra).encode()})
+
+    def to_bytes(self) -> bytes:
+        """The Parquet file (zstd) of :meth:`to_table`."""
+        sink = pa.BufferOutputStream()
+        pq.write_table(self.to_table(), sink, compression="zstd")
+        return sink.getvalue().to_pybytes()
+
+    @classmethod
+    def from_table(cls, table: pa.Table) -> Aggregates:
+        extra = json.loads(table.schema.metadata[_META])
+        longest = _from_ipc(bytes.fromhex(extra["longest"]))
+        first = _from_ipc(bytes.fromhex(extra["first"]))
+        groups: dict[tuple, dict] = {}
+        frame = table.to_pandas()
+        frame["finish_rank"] = frame["finish_rank"].astype(object)
+        for (end, winner, rank, name), part in frame.groupby(
+            ["end", "winner", "finish_rank", "column"], dropna=False, sort=False
+        ):
+            key = (end, int(winner), None if pd.isna(rank) else rank)
+            value = groups.setdefault(key, {})
+            if name == "n":
+                value["n"] = int(part["count"].sum())
+            else:
+                value[name] = Distribution.from_counts(part["value"], part["count"])
+        return cls(
+            int(extra["records"]), groups, longest, first, tuple(extra["lengths"]), longest.schema
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Aggregates:
+        return cls.from_table(pq.read_table(pa.BufferReader(data)))
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def key_batch(self):
+        """One row per group (columns ``end``, ``winner``, ``finish_rank``) as a
+        :class:`analysis.load.Batch`, and the groups' game counts: what a filter on those
+        columns keeps is then known per group."""
+        from analysis.load import Batch
+
+        keys = sorted(self.groups, key=_group_order)
+        ends = sorted({k[0] for k in keys if k[0] is not None})
+        ranks = sorted({k[2] for k in keys if k[2] is not None})
+        data = {
+            "game": np.arange(len(keys), dtype=np.int64),
+            "end": np.array([ends.index(k[0]) if k[0] is not None else -1 for k in keys]),
+            "winner": np.array([k[1] for k in keys], np.int64),
+            "finish_rank": np.array([ranks.index(k[2]) if k[2] is not None else -1 for k in keys]),
+        }
+        batch = Batch(0, data, {"end": ends, "finish_rank": ranks})
+        return keys, batch
+
+    def dist(self, column: str, keys: Sequence[tuple]) -> Distribution:
+        """The distribution of ``column`` over the groups ``keys``."""
+        total = Distribution.empty()
+        for key in keys:
+            item = self.groups[key].get(column)
+            if item is not None:
+                total = total + item
+        return total
+
+    def first_record(self) -> pa.Table:
+        """The run's first record (its strategies, its columns), as a one-row table."""
+        rows = pa.concat_tables([self.first, self.longest.cast(self.first.schema)])
+        order = _order_columns(rows)
+        return rows.sort_by([(c, "ascending") for c in order]).slice(0, 1)
+
+
+def _group_order(item):
+    key = item[0] if isinstance(item, tuple) and isinstance(item[0], tuple) else item
+    return (key[0] or "", key[1], key[2] or "")
+
+
+def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
+    """The groups of one batch of records (see :class:`Aggregates`)."""
+    n = len(batch)
+    ends = batch.labels.get("end", [])
+    ranks = batch.labels.get("finish_rank")
+    end_code = batch["end"].astype(np.int64) if "end" in batch.data else np.full(n, -1)
+    winner = batch["winner"].astype(np.int64)
+    rank_code = batch["finish_rank"].astype(np.int64) if ranks is not None else np.full(n, -1)
+    players_span = int(winner.max()) + 2
+    rank_span = (len(ranks) if ranks else 0) + 1
+    gid = ((end_code + 1) * players_span + (winner + 1)) * rank_span + (rank_code + 1)
+    present, inverse = np.unique(gid, return_inverse=True)
+    columns = {
+        name: batch[name]
+        for name in names
+        if name not in INDEX_COLUMNS
+        and name not in KEY_COLUMNS
+        and name not in batch.labels
+        and batch[name].dtype.kind in "biu"
+    }
+    scores = [c for c in names if c.startswith("score_") and c in columns]
+    if scores:
+        stacked = np.stack([columns[c].astype(np.int64) for c in scores], axis=1)
+        won = winner >= 0
+        others = stacked.sum(axis=1)
+        others[won] -= stacked[np.flatnonzero(won), winner[won]]
+        columns[OTHERS] = others
+    groups = {}
+    keys = []
+    for g in present.tolist():
+        rank = g % rank_span - 1
+        rest = g // rank_span
+        w = rest % players_span - 1
+        e = rest // players_span - 1
+        key = (ends[e] if e >= 0 else None, int(w), ranks[rank] if rank >= 0 else None)
+        keys.append(key)
+        groups[key] = {"n": 0}
+    sizes = np.bincount(inverse, minlength=len(present))
+    for i, key in enumerate(keys):
+        groups[key]["n"] = int(sizes[i])
+    for name, values in columns.items():
+        values = values.astype(np.int64, copy=False)
+        lo, hi = int(values.min()), int(values.max())
+        span = hi - lo + 1
+        counts = np.bincount(inverse * span + (values - lo), minlength=len(present) * span)
+        counts = counts.reshape(len(present), span)
+        for i, key in enumerate(keys):
+            row = counts[i]
+            hit = np.flatnonzero(row)
+            groups[key][name] = Distribution(hit.astype(np.int64) + lo, row[hit].astype(np.int64))
+    return groups
+
+
+def _top_rows(table: pa.Table, lengths: Sequence[str], top: int, *, longest: bool) -> pa.Table:
+    """For each end reason (and each of ``lengths`` when ``longest``), the ``top`` longest
+    games (ties: lower game, then rotation, first), or the ``top`` first games; each row
+    once, in game order."""
+    if table.num_rows == 0:
+        return table
+    order = _order_columns(table)
+    frame = pd.DataFrame({c: table.column(c).to_numpy() for c in order})
+    end = table.column("end") if "end" in table.schema.names else None
+    frame["end"] = pc.cast(end, pa.string()).to_numpy(zero_copy_only=False) if end else ""
+    keep = set()
+    keys = lengths if longest else (None,)
+    for key in keys:
+        if key is not None:
+            frame["_key"] = table.column(key).to_numpy()
+        by = (["_key"] if key else []) + order
+        ascending = ([False] if key else []) + [True] * len(order)
+        chosen = frame.sort_values(by, ascending=ascending, kind="stable").groupby(
+            "end", sort=False, dropna=False
+        )
+        keep.update(chosen.head(top).index.tolist())
+    rows = table.take(pa.array(sorted(keep), pa.int64()))
+    return rows.sort_by([(c, "ascending") for c in order])
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_ipc(data: bytes) -> pa.Table:
+    return pa.ipc.open_stream(pa.BufferReader(data)).read_all()
+
+
+def aggregate_games(games: pa.Table, meta: dict) -> Aggregates:
+    """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes."""
+    from analysis.load import game_spec
+
+    spec = game_spec(meta)
+    names = [c.name for c in spec.columns]
+    lengths = [spec.length.name, *(c for c in ("turns", "tricks", "cards") if c in names)]
+    return Aggregates.of_table(games, tuple(dict.fromkeys(lengths)))
+
+
+# ---- the report's accumulators, filled from aggregates ---------------------------------
+
+
+class NeedsSingleGames(Exception):
+    """An accumulator that an aggregate-only run cannot feed."""
+
+
+def fill(accumulators: Sequence, aggregates: Aggregates) -> None:
+    """Give each accumulator (of :func:`analysis.load.scan`) what one pass over the run's
+    rows would, from ``aggregates``. Raises :class:`NeedsSingleGames` for one that reads
+    something the aggregates do not keep."""
+    keys, key_batch = aggregates.key_batch()
+    for accumulator in accumulators:
+        _fill_one(accumulator, aggregates, keys, key_batch)
+
+
+def _kept(where, needs: Sequence[str], keys, key_batch) -> list[tuple]:
+    """The groups whose games ``where`` keeps (it must read only the key columns)."""
+    if where is None:
+        return list(keys)
+    unknown = [c for c in needs if c not in KEY_COLUMNS]
+    if unknown:
+        raise NeedsSingleGames(f"a filter on {', '.join(unknown)}")
+    mask = np.asarray(where(key_batch), bool)
+    return [key for key, kept in zip(keys, mask, strict=True) if kept]
+
+
+def _rows_batch(table: pa.Table):
+    from analysis.load import _to_batch
+
+    if table.num_rows == 0:
+        return None
+    return _to_batch(table.combine_chunks().to_batches()[0], 0)
+
+
+def _wins_by(aggregates: Aggregates, keys, players: int, lead: str | None):
+    """Wins per seat (players + 1, last: no winner) and, with ``lead``, per position."""
+    seats = np.zeros(players + 1, np.int64)
+    positions = np.zeros(players + 1, np.int64)
+    for key in keys:
+        n = aggregates.groups[key]["n"]
+        winner = key[1]
+        seats[winner if winner >= 0 else players] += n
+        if lead is None:
+            positions[winner if winner >= 0 else players] += n
+            continue
+        if winner < 0:
+            positions[players] += n
+            continue
+        dist = aggregates.groups[key][lead]
+        at = (winner - dist.values % players) % players
+        positions += np.bincount(at, weights=dist.counts, minlength=players + 1).astype(np.int64)
+    return seats, positions
+
+
+def _fill_one(acc, aggregates: Aggregates, keys, key_batch) -> None:  # noqa: C901
+    from analysis.balance import COMEBACK_CARDS, BalanceCounts
+    from analysis.reports.scores import OthersByFinish
+    from analysis.statistics.convergence import Convergence
+    from analysis.statistics.tally import (
+        FirstRows,
+        LabelCounts,
+        Longest,
+        RowSums,
+        Values,
+        WinCounts,
+    )
+
+    needs = getattr(acc, "columns", ())
+    if isinstance(acc, WinCounts):
+        acc.n = sum(aggregates.groups[k]["n"] for k in keys)
+        acc.seats, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
+        if acc.positions is not None:
+            acc.positions = positions
+    elif isinstance(acc, LabelCounts):
+        if acc.column not in KEY_COLUMNS:
+            raise NeedsSingleGames(f"counts of {acc.column}")
+        index = KEY_COLUMNS.index(acc.column)
+        kept = _kept(acc.where, needs[1:], keys, key_batch)
+        for label in key_batch.labels.get(acc.column, []):
+            acc.counts[label] = 0
+        for key in kept:
+            if key[index] is not None:
+                acc.counts[key[index]] += aggregates.groups[key]["n"]
+    elif isinstance(acc, Values):
+        kept = _kept(acc.where, needs[1:], keys, key_batch)
+        if acc.column in ("winner",):
+            raise NeedsSingleGames("the winner's distribution")
+        acc.dist = aggregates.dist(acc.column, kept)
+    elif isinstance(acc, RowSums):
+        raise NeedsSingleGames("sums of columns")
+    elif isinstance(acc, Longest | FirstRows):
+        table = aggregates.longest if isinstance(acc, Longest) else aggregates.first
+        if isinstance(acc, Longest) and acc.key not in aggregates.lengths:
+            raise NeedsSingleGames(f"the longest games by {acc.key}")
+        batch = _rows_batch(table)
+        if isinstance(acc, FirstRows):
+            kept = _kept(acc.where, needs[len(acc.shown) :], keys, key_batch)
+            if batch is not None:
+                acc.update(batch)
+            acc.count = sum(aggregates.groups[k]["n"] for k in kept)
+        elif batch is not None:
+            if acc.where is not None:
+                _kept(acc.where, needs[len(acc.shown) :], keys, key_batch)  # check it reads keys
+            acc.update(batch)
+    elif isinstance(acc, BalanceCounts):
+        acc.n = sum(aggregates.groups[k]["n"] for k in keys)
+        _, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
+        acc.wins = positions[: acc.players].copy()
+        acc.decided = sum(aggregates.groups[k]["n"] for k in keys if k[1] >= 0)
+        ended = [k for k in keys if k[0] not in acc.unended]
+        acc.lengths = aggregates.dist(acc.length, ended)
+        if acc.has_leads:
+            acc.leads = aggregates.dist("lead_changes", ended)
+        if acc.has_behind:
+            won = aggregates.dist("winner_behind", [k for k in keys if k[1] >= 0])
+            acc.comebacks = won.count_above(COMEBACK_CARDS - 1)
+    elif isinstance(acc, OthersByFinish):
+        out = [k for k in keys if k[0] == "out"]
+        special = [k for k in out if k[2] in acc.special]
+        plain = [k for k in out if k[2] not in acc.special]
+        acc.sums = {
+            "multiplier": aggregates.dist(OTHERS, special),
+            "no multiplier": aggregates.dist(OTHERS, plain),
+        }
+    elif isinstance(acc, Convergence):
+        # Only the whole run's point: the prefixes need the games in order.
+        kept = _kept(acc.where, needs[2:], keys, key_batch) if acc.where else list(keys)
+        seats, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
+        wins = int(positions[0]) if acc.lead else int(seats[0])
+        dist = aggregates.dist(acc.length, kept)
+        squares = int(np.dot(dist.values * dist.values, dist.counts)) if dist.n else 0
+        n = sum(aggregates.groups[k]["n"] for k in keys)
+        acc.rows = [[n, wins, dist.n, dist.total, squares]]
+        acc.single_games = False
+    else:
+        raise NeedsSingleGames(type(acc).__name__)
