@@ -16,7 +16,7 @@ $(BIN)/python:
 # PYTHONWARNINGS: setuptools announces every editable install with a warning, whichever
 # mode; nothing in it needs the reader.
 $(STAMP): pyproject.toml | $(BIN)/python
-	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev,cluster,cuda]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -88,6 +88,8 @@ def simulate(
     progress: bool = False,
     log: int | str = 0,
     scheduler: str | None = None,
+    backend: str = "cpu",
+    records: str = "all",
 ) -> Run:
     """Play a run, as ``cardsim simulate``, and return it as :func:`analysis.load.load_run`
     reads a run folder: a :class:`analysis.load.Run` with ``meta``, ``games`` (one row per
@@ -104,7 +106,10 @@ def simulate(
     row per event (``events.parquet`` in the run folder), else None. ``scheduler``
     (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a Dask cluster
     (``docs/cluster.md``): the same records, written here; ``threads`` is then each
-    worker's."""
+    worker's. ``backend="cuda"`` plays the games on an NVIDIA GPU (``docs/gpu.md``;
+    Beggar-My-Neighbour only): the same records as ``"cpu"``, the default.
+    ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the Run's ``games`` is empty and its ``aggregates`` holds the exact
+    statistics the report is built from (:mod:`analysis.aggregates`)."""
     from analysis.load import Run, load_run
 
     from .engine import play_run
@@ -122,8 +127,12 @@ def simulate(
         strategies=strategies,
         rotate_seats=rotate_seats,
         log=log,
+        backend=backend,
     )
+    if scheduler is not None and backend != "cpu":
+        raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
     logged: list = []
+    merged: list = []
     with _cluster(scheduler, threads) as cluster:
         games_table, matches_table = play_run(
             request,
@@ -133,6 +142,8 @@ def simulate(
             collect=out is None,  # a run folder is read back as load_run reads it
             events=logged,
             play=None if cluster is None else cluster.play_chunks,
+            records=records,
+            aggregates=merged,
         )
     if out is not None:
         if report:
@@ -141,6 +152,12 @@ def simulate(
             write_report(out)
         return load_run(out)
     meta = request.meta()
+    if records == "none":
+        meta = {**meta, "records": "none"}
+        found = merged[0] if merged else None
+        games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
+        games_frame.attrs.update(meta)
+        return Run(path=None, meta=meta, games=games_frame, aggregates=found)
     records = games_table.to_pandas()
     records["end"] = records["end"].astype("category")
     records.attrs.update(meta)

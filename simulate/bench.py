@@ -24,8 +24,12 @@ machine disturbs less than wall time) and the ratio. It measures what a change c
 as the tension columns. ``REV`` must have the same batch functions
 (``beggar.batch.play_random``, ``shedding.batch.play_random``).
 
+``--backend cuda`` prints Beggar-My-Neighbour's rates on the GPU (the kernel alone, and with
+the records copied back) beside the CPU's; without a usable GPU it says so in one line.
+
 Usage: ``python -m simulate.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability] [--against REV]``.
+[--only bmn|shedding|openspiel|strategies|runs|durability] [--against REV]
+[--backend cpu|cuda]``.
 """
 
 from __future__ import annotations
@@ -96,7 +100,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--against", metavar="REV", help="compare the kernels with those of git revision REV"
     )
+    parser.add_argument(
+        "--backend",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cuda: the GPU kernels' rates beside the CPU's (Beggar-My-Neighbour)",
+    )
     args = parser.parse_args(argv)
+    if args.backend == "cuda":
+        gpu_rates(args.games, args.repeats, numba.config.NUMBA_NUM_THREADS)
+        return
     if args.against:
         against(args.against, args.games, args.repeats, args.only)
         return
@@ -162,6 +175,53 @@ def main(argv: list[str] | None = None) -> None:
                 args.repeats,
                 cores,
             )
+
+
+def gpu_rates(games: int, repeats: int, cores: int) -> None:
+    """``--backend cuda``: Beggar-My-Neighbour deals/s on the GPU, the kernel alone (records
+    left on the device) and with the records copied to the host, beside all the CPU cores;
+    one line and nothing else without a usable GPU."""
+    from .errors import CardsimError
+    from .gpu import check_backend, simulated
+
+    try:
+        check_backend("cuda", game="beggar-my-neighbour", backends=("cuda",))
+    except CardsimError as exc:
+        print(f"GPU bench skipped: {exc}")
+        return
+    if simulated():
+        print("GPU bench skipped: the CUDA simulator is on (NUMBA_ENABLE_CUDASIM): no rates")
+        return
+    from .games.beggar import cuda_batch
+
+    cuda = cuda_batch.cuda
+    device = cuda.get_current_device()
+    name = device.name.decode() if isinstance(device.name, bytes) else device.name
+    print(
+        f"{games:,} deals per run, median of {repeats} runs; GPU {name} "
+        f"({device.MULTIPROCESSOR_COUNT} SMs), CPU {cores} threads"
+    )
+    print(f"{'beggar-my-neighbour':<22} {'GPU kernel':>14} {'GPU + copy':>14} {'CPU':>14}")
+
+    for players in (2, 3, 4):
+        rules = BeggarRules()
+
+        def kernel(seed, count, players=players, rules=rules):
+            cuda_batch.play_on_device(seed, 0, count, players, rules)
+            cuda.synchronize()
+
+        def copied(seed, count, players=players, rules=rules):
+            return cuda_batch.play_random(seed, 0, count, players, rules)
+
+        def cpu(seed, count, players=players, rules=rules):
+            return beggar.play_random(seed, 0, count, players, rules)
+
+        rates = [
+            median_rate(kernel, games, cores, repeats),
+            median_rate(copied, games, cores, repeats),
+            median_rate(cpu, games, cores, repeats),
+        ]
+        print(f"{f'{players} players (deals/s)':<22} " + " ".join(f"{r:>14,.0f}" for r in rates))
 
 
 RUNS = (

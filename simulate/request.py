@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import CardsimError
 from .games.registry import GameInfo, check_players, resolve_game
+from .gpu import check_backend
 from .rng import MAX_SEED
 
 DEFAULT_GAMES = 1_000_000
@@ -55,6 +56,9 @@ class Request:
     included)."""
     log: int = 0
     """The first ``log`` games (matches) are logged event by event (``events.parquet``)."""
+    backend: str = "cpu"
+    """Where the games are played (:data:`simulate.gpu.BACKENDS`); never changes a record
+    (logged games are played on the CPU whatever it is)."""
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
@@ -93,6 +97,8 @@ class Request:
             meta["rotate_seats"] = True
         if self.log:
             meta["log"] = self.log
+        if self.backend != "cpu":
+            meta["backend"] = self.backend  # information only: records never depend on it
         return meta
 
 
@@ -107,6 +113,7 @@ def make_request(
     strategies=None,
     rotate_seats: bool = False,
     log: int | str = 0,
+    backend: str = "cpu",
 ) -> Request:
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
@@ -117,7 +124,8 @@ def make_request(
     function); seats without one play the game's default. ``rotate_seats`` plays every deal
     once per cyclic seating. ``log``: how many of the first games (matches) to log event by
     event (more than ``games`` logs them all), or ``"all"`` (runs of at most
-    ``MAX_LOG_ALL`` games).
+    ``MAX_LOG_ALL`` games). ``backend``: ``"cpu"`` or ``"cuda"`` (a GPU; refused when the
+    game has no GPU kernel or no usable GPU is found); the records are the same.
     """
     info = resolve_game(game)
     players = info.default_players if players is None else players
@@ -140,6 +148,8 @@ def make_request(
     elif type(rules) is not type(base):
         raise CardsimError(f"rules must be a dict of knob overrides, got {type(rules).__name__}")
     rules.check_players(players)
+    if backend != "cpu":
+        check_backend(backend, game=info.name, backends=info.spec.backends)
     logged = logged_games(log, games)
     if logged and "log" not in info.spec.commands:
         raise CardsimError(f"{info.name} cannot log its games event by event yet")
@@ -149,11 +159,21 @@ def make_request(
             raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
         if rotate_seats:
             raise CardsimError(f"{info.name} has no strategies to rotate")
-        return Request(info, players, games, seed, rules, threads, log=logged)
+        return Request(info, players, games, seed, rules, threads, log=logged, backend=backend)
     specs = seat_specs(info, strategies, players)
     names = tuple(str(one) for one in specs)
     return Request(
-        info, players, games, seed, rules, threads, names, bool(rotate_seats), specs, logged
+        info,
+        players,
+        games,
+        seed,
+        rules,
+        threads,
+        names,
+        bool(rotate_seats),
+        specs,
+        logged,
+        backend,
     )
 
 

@@ -109,6 +109,23 @@ def simulate(
         ),
     ] = None,
     scheduler: SchedulerOpt = None,
+    records: Annotated[
+        str,
+        typer.Option(
+            metavar="all|none",
+            help="all: keep every game's record; none: keep only exact counts and histograms "
+            "(an aggregate-only run: memory and disk constant however many games; "
+            "docs/cluster.md).",
+        ),
+    ] = "all",
+    backend: Annotated[
+        str,
+        typer.Option(
+            metavar="cpu|cuda",
+            help="Where the games are played: cpu, or cuda (an NVIDIA GPU; needs pip install "
+            "'cardsim[cuda]'; Beggar-My-Neighbour only). The records are the same (default: cpu).",
+        ),
+    ] = "cpu",
 ):
     """Play many games into a run folder, then write its report.
 
@@ -118,6 +135,10 @@ def simulate(
     from ..request import DEFAULT_GAMES, make_request
 
     strategies = seat_list(strategy, seats)
+    if scheduler is not None and backend != "cpu":
+        raise CardsimError(
+            "a --scheduler run plays on its workers' CPUs: give --scheduler or --backend"
+        )
     if scheduler is not None:
         from ..cluster import parse_address
 
@@ -141,7 +162,7 @@ def simulate(
             log=log,
         )
         with cluster_session(scheduler, threads) as cluster:
-            request, writer = _resume(game, out, threads)
+            request, writer = _resume(game, out, threads, backend)
             with writer:
                 run_and_report(request, writer, out, report_, cluster=cluster)
     else:
@@ -157,16 +178,21 @@ def simulate(
             strategies=strategies,
             rotate_seats=rotate_seats,
             log=_log_count(log),
+            backend=backend,
         )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
-        if not skip_space_check:
+        from ..aggregate_runs import check_records
+
+        check_records(request, records)
+        meta = {**request.meta(), **({"records": records} if records != "all" else {})}
+        if not skip_space_check and records == "all":
             from ..folder.writer import check_space
 
-            check_space(out, request.meta(), request.games)
+            check_space(out, meta, request.games)
         with cluster_session(scheduler, threads) as cluster:
-            writer = RunWriter(out, request.meta(), force=force)
+            writer = RunWriter(out, meta, force=force)
             with writer:
                 run_and_report(request, writer, out, report_, cluster=cluster)
 
@@ -225,10 +251,14 @@ def _log_count(log: str | None) -> int | str:
     raise CardsimError(f"--log must be a whole number of games from 0, or all, got {log!r}")
 
 
-def _resume(game: str, out: Path, threads: int | None):
-    """The request of the run in ``out`` and its writer, reopened to complete it."""
+def _resume(game: str, out: Path, threads: int | None, backend: str = "cpu"):
+    """The request of the run in ``out`` and its writer, reopened to complete it (on
+    ``backend``: the records do not depend on it, so it need not be the run's)."""
+    from dataclasses import replace
+
     from ..folder.writer import RunWriter, crashed, progress_text, read_meta
     from ..games.registry import resolve_game
+    from ..gpu import check_backend
     from ..request import request_from_meta
 
     info = resolve_game(game)
@@ -236,6 +266,9 @@ def _resume(game: str, out: Path, threads: int | None):
     request = request_from_meta(meta, threads=threads)
     if request.game != info:
         raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
+    if backend != "cpu":
+        checked = check_backend(backend, game=info.name, backends=info.spec.backends)
+        request = replace(request, backend=checked)
     was_crashed = crashed(out, meta)
     writer, meta = RunWriter.resume(out)
     if was_crashed:
@@ -254,6 +287,8 @@ def run_and_report(request, writer, out: Path, report_: bool, *, cluster=None) -
 
     unit = "match" if request.match_play else "game"
     where = count(request.threads, "thread") if cluster is None else cluster.text
+    if getattr(request, "backend", "cpu") != "cpu":
+        where = f"backend {request.backend}"
     typer.echo(
         f"{request.game.title}: {count(request.games, unit)}, {request.players} players, "
         f"seed {request.seed}, {where} -> {out}",

@@ -79,7 +79,9 @@ class GameEngine(Protocol):
         """The records of games (matches, in match play) ``first .. first + count - 1`` of
         ``request`` (a :class:`simulate.request.Request`) with the seats' strategies
         ``seating`` (the game's own strategy objects; empty for a game without decisions);
-        ``row``: the ``game`` number of the first record in match play."""
+        ``row``: the ``game`` number of the first record in match play. ``request.backend``
+        says where to play them, one of the spec's ``backends``; the records are the same
+        on every backend."""
         ...
 
 
@@ -130,6 +132,9 @@ class GameSpec:
     raises ValueError naming what the rules do not record."""
     bytes_per_record: Callable[[int], float] = lambda players: 8.0 + 4.0 * players
     """A generous size of one record on disk at ``players`` seats (the space check)."""
+    backends: tuple[str, ...] = ("cpu",)
+    """Where its engine can play (:data:`simulate.gpu.BACKENDS`): ``cpu``, and ``cuda``
+    when it has a GPU kernel; its :meth:`GameEngine.play` reads ``request.backend``."""
 
     def rules(self, preset: str, overrides: Mapping | None = None) -> Any:
         """The rules of ``preset`` with ``overrides`` (knob → value) applied."""

@@ -13,11 +13,17 @@ from .rules import END_NAMES
 class BeggarEngine:
     """Plays Beggar-My-Neighbour deals (no decisions: a ``seating`` is empty)."""
 
+    backends = ("cpu", "cuda")
+    """Where :meth:`play` can play (``request.backend``); as the spec's ``backends``."""
+
     def play(self, request, seating: tuple, first: int, count: int, row: int) -> Chunk:
         log = max(0, min(getattr(request, "log", 0) - first, count))
-        columns = batch.play_random(
-            request.seed, first, count, request.players, request.rules, log=log
-        )
+        if getattr(request, "backend", "cpu") == "cuda":
+            columns = _play_on_gpu(request, first, count, log)
+        else:
+            columns = batch.play_random(
+                request.seed, first, count, request.players, request.rules, log=log
+            )
         events = None
         if log:
             events = records.events_table(columns["event_games"], columns["events"])
@@ -85,6 +91,22 @@ class BeggarEngine:
         from .search import find_records
 
         return find_records(request, top, progress=progress).text()
+
+
+def _play_on_gpu(request, first: int, count: int, log: int) -> dict:
+    """:func:`.batch.play_random`'s columns with the games played on the GPU, but for the
+    first ``log`` (logged games are played on the CPU: the GPU kernel keeps no log)."""
+    from . import cuda_batch
+
+    rest = cuda_batch.play_random(
+        request.seed, first + log, count - log, request.players, request.rules
+    )
+    if not log:
+        return rest
+    logged = batch.play_random(request.seed, first, log, request.players, request.rules, log=log)
+    columns = {name: np.concatenate([logged[name], rest[name]]) for name in rest}
+    columns["events"], columns["event_games"] = logged["events"], logged["event_games"]
+    return columns
 
 
 def outcome_text(result: dict) -> str:

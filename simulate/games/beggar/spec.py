@@ -67,4 +67,5 @@ GAME_SPEC = GameSpec(
     report_path="analysis.reports.beggar:build_beggar_report",
     commands=frozenset({"play", "search", "replay", "log"}),
     bytes_per_record=lambda players: 10.0,  # 2.8 measured (10^8 deals, two players)
+    backends=("cpu", "cuda"),
 )

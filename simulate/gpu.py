@@ -1,0 +1,67 @@
+"""Which backend plays a run's games, and whether a CUDA GPU is there to play them.
+
+Numba-free at import: ``numba.cuda`` (the ``numba-cuda`` package, ``pip install
+'cardsim[cuda]'``) is imported only when a run asks for ``backend="cuda"``, through
+:func:`load_cuda`, which every CUDA module of cardsim uses.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import CardsimError
+
+BACKENDS = ("cpu", "cuda")
+"""Where games are played: ``cpu`` (numba's parallel kernels) or ``cuda`` (an NVIDIA GPU)."""
+
+
+def load_cuda():
+    """``numba.cuda``, imported with the shim it needs on numpy without ``row_stack``.
+
+    numba-cuda 0.30.4 registers an overload of ``np.row_stack``, which numpy 2.5 removed;
+    ``np.vstack`` is what it always was. Raises ImportError without numba-cuda."""
+    import numpy as np
+
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    from numba import cuda
+
+    return cuda
+
+
+def simulated() -> bool:
+    """Whether numba's CUDA simulator is asked for (``NUMBA_ENABLE_CUDASIM=1``): kernels
+    then run as Python on the CPU, for tests."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in ("", "0")
+
+
+def check_backend(backend, *, game: str, backends: tuple[str, ...]) -> str:
+    """``backend`` checked for ``game`` (whose engine plays on ``backends``); raises
+    CardsimError with one line when it is unknown, when the game has no kernel for it, or
+    when it is ``cuda`` and no usable GPU is found (nor the simulator asked for)."""
+    if backend not in BACKENDS:
+        raise CardsimError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend not in backends:
+        from .games.registry import specs
+
+        games = ", ".join(spec.presets[0].name for spec in specs() if backend in spec.backends)
+        raise CardsimError(
+            f"{game} has no {backend} kernel yet; backend {backend} plays: {games or 'none'}"
+        )
+    if backend == "cuda":
+        _check_gpu()
+    return backend
+
+
+def _check_gpu() -> None:
+    try:
+        cuda = load_cuda()
+    except ImportError:
+        raise CardsimError(
+            "backend cuda needs numba-cuda: pip install 'cardsim[cuda]' (and an NVIDIA driver)"
+        ) from None
+    if not cuda.is_available():
+        raise CardsimError(
+            "backend cuda: no usable CUDA GPU here (numba.cuda finds no device or driver); "
+            "use backend cpu"
+        )
