@@ -55,11 +55,12 @@ module does not import: it would load pandas)."""
 
 def _cluster(scheduler: str | None, threads: int | None):
     """The Dask cluster at ``scheduler`` for a ``with`` block (None without one), reached
-    before anything is written (:func:`simulate.cluster.connect`)."""
-    if scheduler is None:
+    before anything is written (:func:`simulate.cluster.connect`); a cluster already
+    connected is used as it is (a function that plays several runs connects once)."""
+    if scheduler is None or not isinstance(scheduler, str):
         from contextlib import nullcontext
 
-        return nullcontext()
+        return nullcontext(scheduler)
     from .cluster import connect
 
     return connect(scheduler, threads=threads)
@@ -189,6 +190,7 @@ def balance(
     force: bool = False,
     report: bool = False,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Play a run and its skill games, as ``cardsim balance``, and return the balance
     measures (:func:`analysis.balance.balance_measures`): one row per measure
@@ -203,7 +205,9 @@ def balance(
     skill games: its skill is 0 by definition, and ``skill`` other than the default is a
     mistake. With ``out`` the run folder is written, the skill games into ``out/skill``
     (refused where runs are, unless ``force``), and ``report=True`` writes the report with
-    its Balance section and ``balance.csv``; without ``out`` nothing is written."""
+    its Balance section and ``balance.csv``; without ``out`` nothing is written.
+    ``scheduler``: the run and its skill games are played on a Dask cluster (one
+    connection for both), as for :func:`simulate`."""
     from analysis.balance import balance_table
 
     from .games.registry import resolve_game
@@ -251,30 +255,31 @@ def balance(
                 f"{skill_out} already holds skill games; choose another out, or pass "
                 "force=True to overwrite them"
             )
-    common = {"threads": threads, "force": force, "progress": progress}
-    run = simulate(
-        game,
-        players=main.players,
-        games=main.games,
-        seed=main.seed,
-        out=out,
-        rules=main.rules,
-        strategies=list(main.specs) or None,
-        **common,
-    )
-    skill_run = None
-    if skilled is not None:
-        skill_run = simulate(
+    with _cluster(scheduler, threads) as cluster:
+        common = {"threads": threads, "force": force, "progress": progress, "scheduler": cluster}
+        run = simulate(
             game,
-            players=skilled.players,
-            games=skilled.games,
-            seed=skilled.seed,
-            out=skill_out,
+            players=main.players,
+            games=main.games,
+            seed=main.seed,
+            out=out,
             rules=main.rules,
-            strategies=list(skilled.specs),
-            rotate_seats=True,
+            strategies=list(main.specs) or None,
             **common,
         )
+        skill_run = None
+        if skilled is not None:
+            skill_run = simulate(
+                game,
+                players=skilled.players,
+                games=skilled.games,
+                seed=skilled.seed,
+                out=skill_out,
+                rules=main.rules,
+                strategies=list(skilled.specs),
+                rotate_seats=True,
+                **common,
+            )
     if report:
         from analysis.reports import write_report
 
@@ -488,6 +493,7 @@ def tournament(
     force: bool = False,
     report: bool = True,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Play every strategy against every other, as ``cardsim tournament``, into ``out``,
     and return the win-share table with the ratings: one row per pairing played,
@@ -499,23 +505,27 @@ def tournament(
     ``table.pivot(index="strategy", columns="against", values="share")`` is the report's
     matrix. ``strategies``: a list or a comma-separated string; ``games`` deals (matches)
     per pairing, each played once per seat. With ``report`` (the default) the tournament's
-    report (``report.html``, ``matrix.csv``, ``ratings.csv``) is written into ``out``."""
+    report (``report.html``, ``matrix.csv``, ``ratings.csv``) is written into ``out``.
+    ``scheduler``: the pairings' games are played on a Dask cluster, as for
+    :func:`simulate` (one connection for the whole tournament)."""
     from .studies.tournament import run_tournament
 
     out = Path(out)
-    run_tournament(
-        game,
-        strategies=_strategy_list(strategies),
-        out=out,
-        players=players,
-        games=games,
-        seed=seed,
-        rules=rules,
-        threads=threads,
-        force=force,
-        progress=progress,
-        echo=_echo(progress),
-    )
+    with _cluster(scheduler, threads) as cluster:
+        run_tournament(
+            game,
+            strategies=_strategy_list(strategies),
+            out=out,
+            players=players,
+            games=games,
+            seed=seed,
+            rules=rules,
+            threads=threads,
+            force=force,
+            progress=progress,
+            echo=_echo(progress),
+            cluster=cluster,
+        )
     if report:
         from analysis.comparisons.tournament import write_tournament_report
 
@@ -555,6 +565,7 @@ def tune(
     threads: int | None = None,
     out: str | Path | None = None,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> Any:
     """Search the weights of a ``weighted`` strategy against ``opponents``, as
     ``cardsim tune``, and return the game's result (the shedding games':
@@ -562,13 +573,13 @@ def tune(
     ``strategies=[...]``), ``weights``, its held-out win ``share`` with ``lo`` and ``hi``,
     ``greedy``'s on the same deals, ``holdout_games`` and ``history`` (per round: the mean
     and best training share; ``pandas.DataFrame(result.history)`` tabulates it). With
-    ``out`` the result is also written there as JSON."""
+    ``out`` the result is also written there as JSON. ``scheduler``: each candidate's
+    games are played on a Dask cluster, as for :func:`simulate` (the same result)."""
     from .games.registry import resolve_game
 
-    result = (
-        resolve_game(game, "tune")
-        .spec.engine()
-        .tune(
+    engine = resolve_game(game, "tune").spec.engine()
+    with _cluster(scheduler, threads) as cluster:
+        result = engine.tune(
             game,
             opponents=_strategy_list(opponents),
             players=players,
@@ -578,8 +589,8 @@ def tune(
             threads=threads,
             holdout=holdout,
             echo=_echo(progress),
+            cluster=cluster,
         )
-    )
     if out is not None:
         import json
         from dataclasses import asdict
@@ -608,6 +619,7 @@ def explore(
     force: bool = False,
     report: bool = True,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Search the rule space for the rule sets that best meet the aims, as ``cardsim
     explore``, and return the explore table (``explore.csv``): one row per rule set
@@ -626,7 +638,9 @@ def explore(
     the skilled strategy when skill is aimed (default ``hold-wilds``). With ``out`` the
     files and (``report``) the report are written there (refused where an exploration is,
     unless ``force``); without, nothing is written. The table holds the numbers of
-    ``explore.csv`` (read back from its text), and the same seed gives the same table."""
+    ``explore.csv`` (read back from its text), and the same seed gives the same table,
+    here or with ``scheduler`` (the games played on a Dask cluster, as for
+    :func:`simulate`; one connection for the whole exploration)."""
     from .exploration import explore_into
     from .exploration.files import explore_table, read_explore, table_csv
     from .exploration.plan import plan_explore
@@ -646,8 +660,15 @@ def explore(
         skill=skill,
         threads=threads,
     )
-    if out is None:
-        table = explore_table(run_explore(plan, echo=_echo(progress)))
-    else:
-        table, _, _ = explore_into(plan, out, force=force, report=report, echo=_echo(progress))
+    if out is not None:
+        from .exploration import check_out
+
+        check_out(Path(out), force)  # before connecting: refused at once, nothing written
+    with _cluster(scheduler, threads) as cluster:
+        if out is None:
+            table = explore_table(run_explore(plan, echo=_echo(progress), cluster=cluster))
+        else:
+            table, _, _ = explore_into(
+                plan, out, force=force, report=report, echo=_echo(progress), cluster=cluster
+            )
     return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds

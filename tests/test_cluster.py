@@ -470,3 +470,149 @@ def test_a_user_strategy_must_be_importable_by_the_workers():
         describe(request)
     task = describe(make_request("crazy-eights", games=10, seed=1, strategies=[first_legal]))
     assert task.user_strategies == ((0, "cluster_hooks", "first_legal"),)
+
+
+# --- the other commands on a cluster: tournament, tune, explore, search, balance ----------
+
+
+@pytest.fixture
+def cluster_plays(monkeypatch):
+    """The runs played through a cluster session (``Cluster.play_chunks`` calls)."""
+    import simulate.cluster.session as session
+
+    calls = []
+    real = session.Cluster.play_chunks
+
+    def counted(self, request, *args, **kwargs):
+        calls.append(request.games)
+        yield from real(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(session.Cluster, "play_chunks", counted)
+    return calls
+
+
+def test_tournament_on_a_cluster_gives_every_pairing_s_records(local_address, tmp_path):
+    options = dict(strategies="random,greedy", players=3, games=2_000, seed=21, report=False)
+    here = simulate.tournament("crazy-eights", out=tmp_path / "here", **options)
+    there = simulate.tournament(
+        "crazy-eights", out=tmp_path / "there", scheduler=local_address, **options
+    )
+    assert_frame_equal(here, there)
+    pairs = sorted(path.name for path in (tmp_path / "here").glob("pair-*"))
+    assert pairs == ["pair-0-1", "pair-1-0"]
+    for pair in pairs:
+        records_equal(tmp_path / "there" / pair, tmp_path / "here" / pair)
+
+
+def test_tune_on_a_cluster_gives_the_same_result(local_address, cluster_plays):
+    """Every candidate's games on the cluster: the same shares, so the same choices."""
+    options = dict(opponents="random", players=2, budget=2_600, holdout=1_000, seed=22)
+    here = simulate.tune("crazy-eights", **options)
+    there = simulate.tune("crazy-eights", scheduler=local_address, **options)
+    assert there == here
+    assert len(cluster_plays) >= 8 * 16 + 2  # every candidate, and the held-out runs
+    assert len(here.history) == 8 and here.holdout_games == 2 * 1_000  # both seatings
+
+
+def test_explore_on_local_2_writes_the_same_explore_csv(tmp_path, cluster_plays):
+    """Same seed => same choices and the same explore.csv, here or on a cluster."""
+    args = ["explore", "crazy-eights-plain", "--players", "3", "--seed", "1"]
+    args += ["--vary", "hand_size=5,7", "--aim", "turns=min", "--budget", "10000"]
+    args += ["--first-round", "500"]
+    folders = {}
+    for where, extra in (("here", []), ("cluster", ["--scheduler", "local:2"])):
+        folders[where] = tmp_path / where
+        result = runner.invoke(app, [*args, "--out", str(folders[where]), *extra])
+        assert result.exit_code == 0, result.output
+    assert len(cluster_plays) >= 2 * 2  # round 1 and the held-out deals of both rule sets
+    here, there = (folders[where] / "explore.csv" for where in ("here", "cluster"))
+    assert len(here.read_text().splitlines()) == 3  # a header, two rule sets
+    assert there.read_bytes() == here.read_bytes()
+    assert (folders["cluster"] / "best.toml").read_bytes() == (
+        folders["here"] / "best.toml"
+    ).read_bytes()
+
+
+def test_search_on_a_cluster_finds_the_same_deals(local_address, cluster_plays):
+    """The longest deals and the loops of 40,000 deals, cut into the cluster's tasks rather
+    than this machine's chunks: the same text (ties go to the lowest game either way)."""
+    args = ["search", "bmn", "--games", "40000", "--seed", "3", "--top", "5"]
+    here = runner.invoke(app, args)
+    there = runner.invoke(app, [*args, "--scheduler", local_address])
+    assert here.exit_code == 0 and there.exit_code == 0, (here.output, there.output)
+    assert "The 5 longest deals that end:" in here.stdout
+    assert there.stdout == here.stdout
+    assert cluster_plays == [40_000]
+
+
+def test_search_keeps_the_same_deals_however_the_run_is_chunked():
+    """Found.add sees chunks of any size: the longest deals are those of one chunk of all."""
+    from simulate.engine import play_chunks
+    from simulate.games.beggar.search import Found
+
+    request = make_request("bmn", games=6_000, seed=4, threads=1)
+    whole, pieces = Found(request, 50), Found(request, 50)
+    for _, _, chunk in play_chunks(request, chunk_size=6_000):
+        whole.add(chunk)
+    for _, _, chunk in play_chunks(request, chunk_size=700):
+        pieces.add(chunk)
+    assert pieces.longest == whole.longest and len(whole.longest) == 50
+    cards = [row[0] for row in whole.longest]
+    assert cards == sorted(cards, reverse=True)
+
+
+def test_balance_on_a_cluster_gives_the_run_and_skill_records(local_address, tmp_path):
+    options = dict(players=3, games=1_500, seed=23)
+    here = simulate.balance("crazy-eights", out=tmp_path / "here", **options)
+    there = simulate.balance(
+        "crazy-eights", out=tmp_path / "there", scheduler=local_address, **options
+    )
+    assert_frame_equal(here, there)
+    records_equal(tmp_path / "there", tmp_path / "here")
+    records_equal(tmp_path / "there" / "skill", tmp_path / "here" / "skill")
+
+
+def test_balance_cli_connects_once_for_the_run_and_its_skill_games(
+    local_address, tmp_path, monkeypatch
+):
+    import simulate.cluster.session as session
+
+    connects = []
+    real = session.connect
+
+    def counted(*args, **kwargs):
+        connects.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "connect", counted)
+    args = ["balance", "crazy-eights", "--players", "3", "--games", "600", "--seed", "5"]
+    expected = tmp_path / "here"
+    assert runner.invoke(app, [*args, "--out", str(expected)]).exit_code == 0
+    out = tmp_path / "cluster"
+    result = runner.invoke(app, [*args, "--out", str(out), "--scheduler", local_address])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("2 workers at") == 2  # the run and the skill games
+    assert len(connects) == 1
+    records_equal(out, expected)
+    records_equal(out / "skill", expected / "skill")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tournament", "crazy-eights", "--strategies", "random,greedy", "--games", "100"],
+        ["tune", "crazy-eights", "--budget", "3000"],
+        ["explore", "crazy-eights-plain", "--vary", "hand_size=5,7", "--aim", "turns=min"],
+        ["search", "bmn", "--games", "100"],
+        ["balance", "crazy-eights", "--games", "100"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_bad_scheduler_on_every_command_is_one_line_and_writes_nothing(command, tmp_path):
+    out = tmp_path / "never"
+    args = [*command, "--scheduler", "local:x"]
+    if command[0] != "search":
+        args += ["--out", str(out / "result.json" if command[0] == "tune" else out)]
+    result = runner.invoke(app, args)
+    one_error_line(result.exit_code, result.stderr, "'local:x'", "tcp://HOST:PORT", "local:N")
+    assert not out.exists()

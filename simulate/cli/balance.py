@@ -31,6 +31,7 @@ from .common import (
     seat_list,
     user_errors,
 )
+from .runs import SchedulerOpt
 
 
 @app.command()
@@ -84,6 +85,7 @@ def balance(
             "(default: off).",
         ),
     ] = False,
+    scheduler: SchedulerOpt = None,
 ):
     """Play a run and its skill games, then write its report with every balance measure.
 
@@ -96,6 +98,7 @@ def balance(
     from ..request import make_request, request_from_meta
     from . import runs
 
+    runs.check_scheduler(scheduler)
     info = resolve_game(game)
     if not info.spec.takes_strategies and (skill is not None or skill_games is not None):
         given = "--skill" if skill is not None else "--skill-games"
@@ -145,28 +148,30 @@ def balance(
             check_space(out, skill_request.meta(), skill_request.games)
 
     try:
-        if resume and read_meta(out).get("status") == "complete":
-            typer.echo(f"{out}: the run is complete, kept", err=True)
-        else:
-            runs.simulate(
-                game,
-                players=players,
-                games=games,
-                seed=main.seed,
-                out=out,
-                threads=threads,
-                rule=rule,
-                config=config,
-                strategy=strategy,
-                seats=seats,
-                rotate_seats=False,
-                report_=False,
-                force=force,
-                resume=resume,
-                skip_space_check=skip_space_check,
-            )
-        if skill_request is not None:
-            _play_skill(folder, skill_request, resume, threads)
+        with runs.cluster_session(scheduler, threads) as cluster:  # one for both runs
+            if resume and read_meta(out).get("status") == "complete":
+                typer.echo(f"{out}: the run is complete, kept", err=True)
+            else:
+                runs.simulate(
+                    game,
+                    players=players,
+                    games=games,
+                    seed=main.seed,
+                    out=out,
+                    threads=threads,
+                    rule=rule,
+                    config=config,
+                    strategy=strategy,
+                    seats=seats,
+                    rotate_seats=False,
+                    report_=False,
+                    force=force,
+                    resume=resume,
+                    skip_space_check=skip_space_check,
+                    scheduler=cluster,
+                )
+            if skill_request is not None:
+                _play_skill(folder, skill_request, resume, threads, cluster)
     except typer.Exit as stop:
         if stop.exit_code == 130:  # interrupted: the finished chunks are kept
             typer.echo(
@@ -218,8 +223,9 @@ def _check_skill_folder(folder: Path, request) -> None:
             )
 
 
-def _play_skill(folder: Path, request, resume: bool, threads: int | None) -> None:
-    """Play the skill games into ``folder`` (complete them with ``resume``)."""
+def _play_skill(folder: Path, request, resume: bool, threads: int | None, cluster=None) -> None:
+    """Play the skill games into ``folder`` (complete them with ``resume``), on
+    ``cluster`` where given."""
     from ..folder.writer import RunWriter, holds_run, read_meta
     from .runs import _resume, run_and_report
 
@@ -235,7 +241,7 @@ def _play_skill(folder: Path, request, resume: bool, threads: int | None) -> Non
         f"skill games: {request.strategies[0]} in one seat, {OPPONENT} in the others", err=True
     )
     with writer:
-        run_and_report(request, writer, folder, False)
+        run_and_report(request, writer, folder, False, cluster=cluster)
 
 
 def _print_measures(out: Path, spec, players: int) -> None:

@@ -23,6 +23,7 @@ from .common import (
     seat_list,
     user_errors,
 )
+from .runs import SchedulerOpt, check_scheduler, cluster_session
 
 
 @app.command()
@@ -95,6 +96,7 @@ def explore(
     force: Annotated[
         bool, typer.Option(help="Overwrite a folder that holds an exploration.")
     ] = False,
+    scheduler: SchedulerOpt = None,
 ):
     """Search the rule sets made by the --vary lists for those that best meet the aims.
 
@@ -107,6 +109,7 @@ def explore(
     from ..exploration.files import held_out_words
     from ..exploration.plan import DEFAULT_BUDGET, FIRST_ROUND, plan_explore
 
+    check_scheduler(scheduler)
     given = {
         "budget": budget,
         "seed": seed,
@@ -160,9 +163,10 @@ def explore(
         f"method {plan.method}, budget {plan.budget:,} deals, seed {plan.seed} -> {out}",
         err=True,
     )
-    table, meta, result = explore_into(
-        plan, out, force=force, echo=lambda line: typer.echo(line, err=True)
-    )
+    with cluster_session(scheduler, threads) as cluster:
+        table, meta, result = explore_into(
+            plan, out, force=force, echo=lambda line: typer.echo(line, err=True), cluster=cluster
+        )
     typer.echo(f"wrote {out / 'explore.csv'}, {out / 'best.toml'} and {out / 'report.html'}")
     for rank, candidate in enumerate(result.picks, start=1):
         label = candidate.rule_set.label(plan.knobs)

@@ -25,6 +25,7 @@ from .common import (
     rule_overrides,
     user_errors,
 )
+from .runs import SchedulerOpt, check_scheduler, cluster_session
 
 PlayGame = game_argument("play", "A game that plays a given deal")
 ReplayGame = Annotated[
@@ -188,6 +189,7 @@ def search(
     threads: PlayThreadsOpt = None,
     rule: RuleOpt = None,
     config: ConfigOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Hunt for records: play random deals, print the longest and any that never end."""
     from ..games.registry import resolve_game
@@ -204,4 +206,7 @@ def search(
         threads=threads,
         rules=rule_overrides(config, rule, game),
     )
-    typer.echo(info.spec.engine().search(request, top=top, progress=True))
+    check_scheduler(scheduler)
+    with cluster_session(scheduler, threads) as cluster:
+        text = info.spec.engine().search(request, top=top, progress=True, cluster=cluster)
+    typer.echo(text)

@@ -46,12 +46,21 @@ SchedulerOpt = Annotated[
 ]
 
 
-def cluster_session(scheduler: str | None, threads: int | None):
+def check_scheduler(scheduler) -> None:
+    """Refuse a bad ``--scheduler`` address in one line, before anything else is done."""
+    if isinstance(scheduler, str):
+        from ..cluster import parse_address
+
+        parse_address(scheduler)
+
+
+def cluster_session(scheduler, threads: int | None):
     """The cluster of ``--scheduler`` for a ``with`` block (None without one); each
     worker's numba threads are ``--threads`` where given. Connecting comes before anything
-    is written: an unreachable scheduler is one line, and the folder is left as it was."""
-    if scheduler is None:
-        return nullcontext()
+    is written: an unreachable scheduler is one line, and the folder is left as it was.
+    ``scheduler`` may also be a cluster already connected (``balance`` reuses its own)."""
+    if scheduler is None or not isinstance(scheduler, str):
+        return nullcontext(scheduler)
     from ..cluster import connect
 
     return connect(scheduler, threads=threads)
@@ -139,10 +148,7 @@ def simulate(
         raise CardsimError(
             "a --scheduler run plays on its workers' CPUs: give --scheduler or --backend"
         )
-    if scheduler is not None:
-        from ..cluster import parse_address
-
-        parse_address(scheduler)
+    check_scheduler(scheduler)
     if resume:
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")

@@ -26,6 +26,7 @@ from .common import (
     seat_list,
     user_errors,
 )
+from .runs import SchedulerOpt, check_scheduler, cluster_session
 
 StrategiesGame = game_argument("tournament", "A game whose seats have strategies")
 TuneGame = game_argument("tune", "A game with weighted strategies")
@@ -51,6 +52,7 @@ def tournament(
     force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
     dpi: DpiOpt = None,
     formats: FormatsOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Play every strategy against every other: win shares, ratings and a heatmap.
 
@@ -61,22 +63,25 @@ def tournament(
     from ..studies.tournament import run_tournament
 
     dpi_, formats_ = chart_options(dpi, formats)
+    check_scheduler(scheduler)
     names = seat_list(None, strategies)
     if out is None:
         out = Path("results") / f"tournament-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    run_tournament(
-        game,
-        strategies=names,
-        players=players,
-        games=games,
-        seed=seed,
-        out=out,
-        rules=rule_overrides(config, rule, game),
-        threads=threads,
-        force=force,
-        progress=True,
-        echo=lambda line: typer.echo(line, err=True),
-    )
+    with cluster_session(scheduler, threads) as cluster:
+        run_tournament(
+            game,
+            strategies=names,
+            players=players,
+            games=games,
+            seed=seed,
+            out=out,
+            rules=rule_overrides(config, rule, game),
+            threads=threads,
+            force=force,
+            progress=True,
+            echo=lambda line: typer.echo(line, err=True),
+            cluster=cluster,
+        )
     html_path, md_path = write_tournament_report(out, dpi=dpi_, formats=formats_)
     typer.echo(f"wrote {html_path} and {md_path}")
 
@@ -104,16 +109,17 @@ def tune(
     out: Annotated[
         Path | None, typer.Option(help="Also write the result as JSON here (default: none).")
     ] = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Search a weighted strategy's weights that win most against the opponents.
 
     The cross-entropy method; the best is measured on held-out deals."""
     from ..games.registry import resolve_game
 
-    result = (
-        resolve_game(game, "tune")
-        .spec.engine()
-        .tune(
+    check_scheduler(scheduler)
+    engine = resolve_game(game, "tune").spec.engine()
+    with cluster_session(scheduler, threads) as cluster:
+        result = engine.tune(
             game,
             opponents=seat_list(None, opponents),
             players=players,
@@ -123,8 +129,8 @@ def tune(
             threads=threads,
             holdout=holdout,
             echo=lambda line: typer.echo(line, err=True),
+            cluster=cluster,
         )
-    )
     typer.echo(f"best: {result.spec}")
     typer.echo(
         f"held-out win share: {result.share:.2%} (95% CI {result.lo:.2%} to {result.hi:.2%}) "

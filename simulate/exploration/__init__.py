@@ -48,18 +48,20 @@ def explore_into(
     echo: Callable[[str], None] = lambda line: None,
     dpi=None,
     formats=None,
+    cluster=None,
 ):
     """Run the exploration ``plan`` (:func:`simulate.exploration.plan.plan_explore`) and write
     its files (and, with ``report``, its report) into ``out``. Returns ``(table, meta,
     result)``: the ``explore.csv`` table, the ``explore.json`` dict, the
-    :class:`~simulate.exploration.run.Result`."""
+    :class:`~simulate.exploration.run.Result`. ``cluster``: where the games are played,
+    if not here (:func:`~simulate.exploration.run.run_explore`)."""
     from ..folder.lock import lock_folder
     from .files import write_files
     from .run import run_explore
 
     out = Path(out)
     check_out(out, force)
-    result = run_explore(plan, echo=echo)
+    result = run_explore(plan, echo=echo, cluster=cluster)
     with lock_folder(out):
         table, meta = write_files(out, result)
         if report:

@@ -145,11 +145,19 @@ def play(
     first: int,
     stop: int,
     budget: Budget,
+    *,
+    cluster=None,
 ) -> int:
     """Play ``candidate``'s games (matches) ``first .. stop − 1`` into ``sample``, and
     the skill games on the same indices, charging ``budget``; returns the units played
-    (fewer than asked only when matches played to a score would overrun the budget)."""
+    (fewer than asked only when matches played to a score would overrun the budget).
+    ``cluster`` (:class:`simulate.cluster.session.Cluster`): the games are played on its
+    workers, the block cut into tasks of chunks; the records, in game order, are this
+    machine's, so the measures and every choice made from them are too."""
     from ..engine import play_chunks
+
+    if cluster is not None:
+        play_chunks = cluster.play_chunks
 
     exact = known_deals(candidate.request) is not None
     step = stop - first if exact else SMALL_CHUNK

@@ -72,11 +72,13 @@ class Result:
         return [*self.picks, *([] if self.base in self.picks else [self.base])]
 
 
-def run_explore(plan: Plan, *, echo: Echo = lambda line: None) -> Result:
-    """Search ``plan``'s space, race, confirm; every deal charged to the budget."""
+def run_explore(plan: Plan, *, echo: Echo = lambda line: None, cluster=None) -> Result:
+    """Search ``plan``'s space, race, confirm; every deal charged to the budget. ``cluster``
+    (:class:`simulate.cluster.session.Cluster`): where every block of games is played, if
+    not here (the same records, so the same choices)."""
     started = time.perf_counter()
     budget = Budget(plan.budget)
-    state = _State(plan, budget, echo)
+    state = _State(plan, budget, echo, cluster)
     if plan.method == "exhaustive":
         valid = plan.space.valid
         for start in range(0, len(valid), BATCH_EXHAUSTIVE):
@@ -109,8 +111,9 @@ def run_explore(plan: Plan, *, echo: Echo = lambda line: None) -> Result:
 
 
 class _State:
-    def __init__(self, plan: Plan, budget: Budget, echo: Echo):
+    def __init__(self, plan: Plan, budget: Budget, echo: Echo, cluster=None):
         self.plan, self.budget, self.echo = plan, budget, echo
+        self.cluster = cluster
         self.by_index: dict[int, Candidate] = {}
         self.rounds: list[Round] = []
         self.proposals: Counter = Counter()
@@ -138,7 +141,7 @@ class _State:
         f = self.plan.first_round
         spent = self.budget.spent
         for candidate in batch:
-            play(candidate, candidate.search, 0, f, self.budget)
+            play(candidate, candidate.search, 0, f, self.budget, cluster=self.cluster)
             candidate.rounds = 1
             self._measure(candidate)
         alive = [c for c in self.measured() if c.alive and c.estimates is not None]
@@ -244,7 +247,14 @@ class _State:
                 return
             spent = self.budget.spent
             for candidate in alive:
-                play(candidate, candidate.search, first, first + size, self.budget)
+                play(
+                    candidate,
+                    candidate.search,
+                    first,
+                    first + size,
+                    self.budget,
+                    cluster=self.cluster,
+                )
                 candidate.rounds = number
                 self._measure(candidate)
             dropped = self._drop(alive, number)
@@ -292,7 +302,14 @@ class _State:
         planned = self.budget.left // per_unit
         for candidate in confirmed:
             stop = HOLDOUT_FIRST + planned
-            play(candidate, candidate.held_out, HOLDOUT_FIRST, stop, self.budget)
+            play(
+                candidate,
+                candidate.held_out,
+                HOLDOUT_FIRST,
+                stop,
+                self.budget,
+                cluster=self.cluster,
+            )
             candidate.confirmed = measure(candidate, candidate.held_out, self.plan.aims)
             candidate.held_out.clear()
         units = min(c.held_out.units for c in confirmed)

@@ -39,10 +39,14 @@ def run_tournament(
     force: bool = False,
     progress: bool = False,
     echo=lambda line: None,
+    cluster=None,
 ) -> Path:
     """Play every pairing of ``strategies`` into ``out`` (one run folder per pairing, and
     ``tournament.json``); returns ``out``. ``games`` deals per pairing, each played once per
-    seat; ``rules``: knob overrides. Raises CardsimError for a bad request."""
+    seat; ``rules``: knob overrides. ``cluster``
+    (:class:`simulate.cluster.session.Cluster`): where every pairing's games are played, if
+    not here (its run folder is written here all the same). Raises CardsimError for a bad
+    request."""
     if len(strategies) < 2:
         raise CardsimError(f"a tournament needs at least 2 strategies, got {len(strategies)}")
     resolve_game(game, "tournament")
@@ -97,5 +101,6 @@ def run_tournament(
         for (i, j), request, folder in zip(played, requests, folders, strict=True):
             echo(f"{names[i]} against {probe.players - 1} x {names[j]} -> {folder}")
             with RunWriter(folder, request.meta(), force=force) as writer:
-                stream(request, writer, progress=progress)
+                play = None if cluster is None else cluster.play_chunks
+                stream(request, writer, progress=progress, play=play)
     return out

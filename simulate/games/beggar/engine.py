@@ -86,11 +86,12 @@ class BeggarEngine:
         """:meth:`play_given`'s result in words."""
         return outcome_text(result)
 
-    def search(self, request, *, top: int = 10, progress: bool = False) -> str:
-        """The longest of ``request``'s deals and any that never end, in words."""
+    def search(self, request, *, top: int = 10, progress: bool = False, cluster=None) -> str:
+        """The longest of ``request``'s deals and any that never end, in words (played on
+        ``cluster``, a :class:`simulate.cluster.session.Cluster`, where given)."""
         from .search import find_records
 
-        return find_records(request, top, progress=progress).text()
+        return find_records(request, top, progress=progress, cluster=cluster).text()
 
 
 def _play_on_gpu(request, first: int, count: int, log: int) -> dict:

@@ -46,8 +46,9 @@ class Found:
                 (int(games[i]), int(cards[i]), int(cycle_cards[i]), int(cycle_tricks[i]))
             )
         ended = np.flatnonzero(~is_cycle)
-        if len(ended) > self.top:
-            ended = ended[np.argpartition(-cards[ended], self.top - 1)[: self.top]]
+        # The longest, ties to the lowest game: the same deals however the run is chunked
+        # (a cluster's tasks are cut otherwise than this machine's chunks).
+        ended = ended[np.lexsort((games[ended], -cards[ended]))[: self.top]]
         tricks, winners = table["tricks"].to_numpy(), table["winner"].to_numpy()
         merged = self.longest + [
             (int(cards[i]), int(tricks[i]), int(games[i]), int(winners[i]), names[codes[i]])
@@ -86,8 +87,12 @@ class Found:
         return "\n".join(lines)
 
 
-def find_records(request: Request, top: int = 10, progress: bool = False) -> Found:
-    """Play ``request`` without writing records, keeping the longest and looping deals."""
+def find_records(request: Request, top: int = 10, progress: bool = False, *, cluster=None) -> Found:
+    """Play ``request`` without writing records, keeping the longest and looping deals.
+    ``cluster`` (:class:`simulate.cluster.session.Cluster`): the deals are played on its
+    workers in tasks of chunks, whose records come back here in game order and are sifted
+    as this machine's are: the same deals found."""
     found = Found(request, top)
-    stream(request, None, found.add, progress=progress)
+    play = None if cluster is None else cluster.play_chunks
+    stream(request, None, found.add, progress=progress, play=play)
     return found

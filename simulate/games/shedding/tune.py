@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...engine import run
+from ...engine import play_run
 from ...errors import CardsimError
 from ...request import make_request
 from .strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
@@ -76,9 +76,13 @@ def tune(
     threads: int | None = None,
     holdout: int | None = None,
     echo=lambda line: None,
+    cluster=None,
 ) -> TuneResult:
     """Search ``weighted`` weights against ``opponents`` with ``budget`` games in all (deals
-    x seatings) for training, then evaluate the best on ``holdout`` held-out deals."""
+    x seatings) for training, then evaluate the best on ``holdout`` held-out deals.
+    ``cluster`` (:class:`simulate.cluster.session.Cluster`): each candidate's games are
+    played on its workers, cut into tasks of chunks (the candidates one after the other, as
+    here): the same records, so the same result."""
     probe = make_request(
         game,
         players=players,
@@ -98,6 +102,13 @@ def tune(
             f"--budget {budget:,} is too small: at least {10 * ROUNDS * POPULATION * n:,} "
             f"games for {n} players ({ROUNDS} rounds of {POPULATION} candidates)"
         )
+
+    def run(game, **settings):
+        """A candidate's records as a DataFrame, played here or on ``cluster``."""
+        request = make_request(game, **settings)
+        play = None if cluster is None else cluster.play_chunks
+        games_table, _ = play_run(request, play=play)
+        return games_table.to_pandas()
 
     def seating(spec: str) -> list[str]:
         """The candidate in seat 0, the opponents cycled over the other seats."""
