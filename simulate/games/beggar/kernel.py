@@ -535,7 +535,7 @@ def play_trick(state, n, rules, budget, log):
 def _reset_marks(marks, n):
     marks[MK_LEADER] = -1
     marks[MK_LEADERS] = 0
-    for seat in range(n):
+    for seat in range(MAX_PLAYERS):  # every seat: see _mark
         marks[MK_BEHIND + seat] = 0
 
 
@@ -543,21 +543,21 @@ def _reset_marks(marks, n):
 def _mark(state, n, marks):
     """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
     strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
-    # Without branches: after a trick the most cards move unpredictably.
-    most = -1
-    first = 0  # the first seat holding the most
-    ties = 0
-    for seat in range(n):
-        held = state[ST_LEN + seat]
-        more = held > most
-        ties = 1 if more else ties + (held == most)
-        first = seat if more else first
-        most = max(most, held)
+    # Without branches (after a trick the most cards move unpredictably), and over all
+    # MAX_PLAYERS seats whatever ``n``, which LLVM unrolls: a seat not dealt in holds no
+    # cards (as one that is out), so it never holds the most, and its deficit is not read.
+    most = np.int64(0)
+    for seat in range(MAX_PLAYERS):
+        most = max(most, state[ST_LEN + seat])
+    # The seats holding the most: 16 per seat plus their numbers (the seat when one does).
+    tied = np.int64(0)
+    for seat in range(MAX_PLAYERS):
+        tied += (16 + seat) & -np.int64(state[ST_LEN + seat] == most)
     leader = marks[MK_LEADER]
-    new_leader = first if ties == 1 else leader
+    new_leader = (tied & 15) if tied < 32 else leader
     marks[MK_LEADERS] += new_leader != leader
     marks[MK_LEADER] = new_leader
-    for seat in range(n):
+    for seat in range(MAX_PLAYERS):
         marks[MK_BEHIND + seat] = max(marks[MK_BEHIND + seat], most - state[ST_LEN + seat])
 
 

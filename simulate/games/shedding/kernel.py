@@ -176,6 +176,7 @@ from .kernel_layout import (
     S_DRAW_MASK,
     S_DRAWS,
     S_END,
+    S_FEWEST,
     S_FINISH,
     S_FIRST,
     S_FORGET,
@@ -185,6 +186,7 @@ from .kernel_layout import (
     S_LEADER,
     S_LEADERS,
     S_LEN,
+    S_MARKED,
     S_N,
     S_ONE_DECK,
     S_OPENINGS,
@@ -199,7 +201,10 @@ from .kernel_layout import (
     S_SPOS,
     S_STRATEGY,
     S_SUIT,
+    S_TIED,
+    S_TIED_ONE,
     S_TURNS,
+    S_VICTIM,
     S_WILD_MASK,
     S_WILDS,
     S_WINNER,
@@ -670,6 +675,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
             g[S_PSKIP] = skip
         elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
             victim = _wrap(seat + g[S_DIR], n)
+            _other_drawing(g, n, victim)
             if log is not None:
                 _put(log, g, victim, EV_PENALTY, NONE, NONE, draw, NONE)
             _draw_penalty(g, stream, victim, draw, log, CAUSE_PENALTY)
@@ -682,6 +688,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
     elif skip:
         g[S_SKIP_NEXT] = 1
     if all_draw:
+        _others_drawing(g, n)
         for k in range(1, n):
             _draw_penalty(g, stream, _wrap(seat + k * g[S_DIR], n), all_draw, log, CAUSE_ALL_DRAW)
             if g[S_END] >= 0:
@@ -691,26 +698,125 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
 # --- the turns -------------------------------------------------------------------------------
 
 
+# The tension marks, taken at the end of every turn, cost a few cycles of a turn's ~65: in a
+# turn only the acting seat's hand changes (but for the penalties of ``_rare_effects``), so
+# the fewest cards and the seats holding them are updated from its change alone. They are
+# one word, ``S_TIED``: 256 per seat holding the fewest plus the sum of their numbers (the
+# seat itself when one does). Each seat's deficits are noted lazily: while its hand and the
+# fewest cards stay as they are, its deficit stays; while only the fewest falls, its deficit
+# grows. So a seat's deficit at a mark is noted when its hand changes at the next one, when
+# the fewest rises at the next one (the one seat holding the fewest drew: every seat's,
+# then), and at the game's end.
+TIED_ONE = 256
+
+
 @njit(cache=True, inline="always", _nrt=False)
-def _mark(g, n):
-    """A tension mark (at the end of a turn, and of the game): the one seat holding strictly
-    the fewest cards leads (none: the lead stays); each seat's deficit is noted."""
-    # Without branches: at a turn's end the fewest cards move unpredictably.
-    fewest = np.int64(1) << 40
-    first = 0  # the first seat holding the fewest, plus one
-    ties = 0
-    for seat in range(n):
-        held = g[S_LEN + seat]
-        fewer = held < fewest
-        ties = 1 if fewer else ties + (held == fewest)
-        first = seat + 1 if fewer else first
-        fewest = min(fewest, held)
+def _lead(g, tied):
+    """The one seat holding the fewest cards (``tied`` < 2 * ``TIED_ONE``) leads."""
     leader = g[S_LEADER]
-    new_leader = first if ties == 1 else leader
+    new_leader = (tied & (TIED_ONE - 1)) + 1 if tied < 2 * TIED_ONE else leader
     g[S_LEADERS] += new_leader != leader
     g[S_LEADER] = new_leader
+
+
+@njit(cache=True, _nrt=False)
+def _others_drawing(g, n):
+    """Seats other than the one playing draw a penalty: note every seat's deficit at the last
+    mark and leave the next mark to :func:`_mark_all` (``S_FEWEST`` -1, ``S_TIED`` 0)."""
+    fewest = g[S_FEWEST]
+    if fewest < 0:  # done earlier in the turn
+        return
     for seat in range(n):
-        g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_LEN + seat] - fewest)
+        g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_MARKED + seat] - fewest)
+    g[S_FEWEST] = -1
+    g[S_TIED] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _other_drawing(g, n, victim):
+    """One seat other than the one playing draws a penalty (a skip and draw card): its change
+    is taken at the next mark, before the player's (``S_VICTIM``); a second such seat in the
+    turn is left to :func:`_mark_all`."""
+    if g[S_VICTIM] == 0 or g[S_VICTIM] == victim + 1:
+        g[S_VICTIM] = victim + 1
+    else:
+        _others_drawing(g, n)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mark_all(g, n):
+    """A tension mark from every seat's hand: the one seat holding strictly the fewest cards
+    leads (none: the lead stays). Every seat's deficit at the last mark is noted (the first
+    mark after a deal notes 0s: the state is zeroed)."""
+    before = g[S_FEWEST]
+    if before >= 0:
+        for seat in range(n):
+            g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_MARKED + seat] - before)
+    fewest = np.int64(1) << 40
+    tied = 0
+    for seat in range(n):
+        held = g[S_LEN + seat]
+        g[S_MARKED + seat] = held
+        tied = TIED_ONE + seat if held < fewest else tied + (TIED_ONE + seat) * (held == fewest)
+        fewest = min(fewest, held)
+    g[S_FEWEST] = fewest
+    g[S_TIED] = tied
+    _lead(g, tied)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mark_two(g, seat, other):
+    """A tension mark with two players, from both hands (cheaper than the lazy marks: the one
+    seat holding fewer cards leads, the other's deficit is the difference)."""
+    ahead = g[S_LEN + other] - g[S_LEN + seat]  # > 0: ``seat`` holds fewer
+    leader = g[S_LEADER]
+    new_leader = seat + 1 if ahead > 0 else (other + 1 if ahead < 0 else leader)
+    g[S_LEADERS] += new_leader != leader
+    g[S_LEADER] = new_leader
+    at = np.uint64(S_BEHIND + (other if ahead > 0 else seat))  # the one that may trail more
+    g[at] = max(g[at], abs(ahead))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mark(g, n, seat):
+    """The tension mark at the end of ``seat``'s turn: with two players, :func:`_mark_two`;
+    else from its change alone, or (after a deal, other seats' penalties, or when the fewest
+    cards rise) :func:`_mark_all`."""
+    if n == 2:
+        _mark_two(g, seat, 1 - seat)
+        return
+    # Without branches but that rare one: at a turn's end the fewest cards move unpredictably.
+    # (Masks rather than products, and TIED_ONE read from ``g``, not a constant: else LLVM
+    # makes branches, one of them on ``now < fewest``, for which it knows ``tied >= 256``.)
+    fewest = g[S_FEWEST]
+    tied = g[S_TIED]
+    victim = g[S_VICTIM] - 1
+    was = drew = np.int64(0)
+    if victim >= 0:  # it drew: it holds the fewest no more, or as the player does below
+        g[S_VICTIM] = 0
+        was = g[S_MARKED + victim]
+        drew = g[S_LEN + victim]
+        one = TIED_ONE + victim
+        tied += (one & -np.int64(drew == fewest)) - (one & -np.int64(was == fewest))
+        if tied < TIED_ONE:  # also after others' penalties, and when the fewest rise (0)
+            _mark_all(g, n)
+            return
+    before = g[S_MARKED + seat]
+    now = g[S_LEN + seat]
+    one = g[S_TIED_ONE] + seat
+    tied += (one & -np.int64(now == fewest)) - (one & -np.int64(before == fewest))
+    tied = one if now < fewest else tied
+    if tied < TIED_ONE:  # after a deal (negative), others' penalties, the fewest rising (0)
+        _mark_all(g, n)  # the victim's deficit at the last mark noted there, as every seat's
+        return
+    if victim >= 0:  # its deficit at the last mark, now that it changed
+        g[S_BEHIND + victim] = max(g[S_BEHIND + victim], was - fewest)
+        g[S_MARKED + victim] = drew
+    g[S_BEHIND + seat] = max(g[S_BEHIND + seat], before - fewest)
+    g[S_MARKED + seat] = now
+    g[S_FEWEST] = min(fewest, now)
+    g[S_TIED] = tied
+    _lead(g, tied)
 
 
 @njit(cache=True, _nrt=False)
@@ -939,7 +1045,7 @@ def _play(g, stream, seat, user, log):
             drawn = 0
         if g[S_END] >= 0:
             return
-        _mark(g, n)
+        _mark(g, n, seat)
         if g[S_BARRED + seat] > 0:
             g[S_BARRED + seat] -= 1
         step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
@@ -1000,6 +1106,7 @@ def _prepare(g, table, strategies):
             draws |= RANK_BITS << rank
     g[S_WILD_MASK] = wild
     g[S_DRAW_MASK] = draws
+    g[S_TIED_ONE] = TIED_ONE
     for seat in range(n):
         g[S_STRATEGY + seat] = strategies.codes[seat]
         g[S_FORGET + seat] = strategies.forget[seat]
@@ -1066,10 +1173,19 @@ def _record(g, stats, seats, row):
     stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
     stats[row, O_FINISH] = g[S_FINISH]
     stats[row, O_FIRST] = g[S_FIRST]
-    _mark(g, n)  # the game's end
-    stats[row, O_LEAD_CHANGES] = max(g[S_LEADERS] - 1, 0)
-    stats[row, O_WINNER_BEHIND] = g[S_BEHIND + g[S_WINNER]] if g[S_WINNER] >= 0 else -1
+    # The game's end: a mark, and the deficits at it (noted only here with more players).
     winner = g[S_WINNER]
+    behind = -1
+    if n == 2:
+        _mark_two(g, 0, 1)
+        if winner >= 0:
+            behind = g[S_BEHIND + winner]
+    else:
+        _mark_all(g, n)
+        if winner >= 0:
+            behind = max(g[S_BEHIND + winner], g[S_LEN + winner] - g[S_FEWEST])
+    stats[row, O_LEAD_CHANGES] = max(g[S_LEADERS] - 1, 0)
+    stats[row, O_WINNER_BEHIND] = behind
     scoring = g[G_RULES + R_SCORING]
     sign = -1 if scoring == SCORE_MINUS else 1
     multiplier = 1
