@@ -877,17 +877,7 @@ def play_given_deals(table, hands, lengths, out):
     scratch = np.empty((SCRATCH_ROWS, STATE_SIZE), np.int64)
     for i in range(out.cards.shape[0]):
         set_hands(scratch[ROW_DEAL], hands[i], lengths[i], n)
-        result = play_game(scratch, n, rules, out.held[i], None)
-        (
-            out.end[i],
-            out.winner[i],
-            out.cards[i],
-            out.tricks[i],
-            out.cycle_cards[i],
-            out.cycle_tricks[i],
-            out.lead_changes[i],
-            out.winner_behind[i],
-        ) = result
+        _store_result(out, i, play_game(scratch, n, rules, out.held[i], None))
 
 
 @njit(cache=True, _nrt=False)
@@ -950,6 +940,7 @@ def log_given_deal(table, hands, lengths, out, rows):
 
 @njit(cache=True)
 def _store_result(out, i, result):
+    """Row ``i`` of ``out`` (an :class:`Outputs`) from :func:`play_game`'s record tuple."""
     (
         out.end[i],
         out.winner[i],
