@@ -29,6 +29,9 @@ SLOW_MODULES = {
     "test_golden_records",  # every game, preset and strategy against committed records
     "test_report_wording",  # whole reports of many small runs, read for their words
     "test_bench",  # whole benchmark runs in subprocesses
+    "test_cluster",  # Dask clusters started, workers and schedulers killed
+    "test_cuda",  # the GPU kernel under numba's CUDA simulator (Python speed)
+    "test_shedding_logs",  # the logging kernel against the reference over a grid
 }
 """Test modules that are slow as a whole; ``make test-fast`` leaves them out."""
 
