@@ -16,6 +16,9 @@ ratio.
 flushed to disk before it counts (the default) and without the flushes, in turn, and prints
 what durability costs.
 
+``--only logs`` times whole runs with and without ``--log 1000`` (the event log of their
+first 1,000 games), in turn, and prints what the log costs.
+
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after): for each kernel,
 a fresh process of each tree plays ``--games`` games on one thread, in turn (old, new, old,
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1_000_000, help="games per timed run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
     parser.add_argument(
-        "--only", choices=("bmn", "shedding", "openspiel", "strategies", "runs", "durability")
+        "--only",
+        choices=("bmn", "shedding", "openspiel", "strategies", "runs", "durability", "logs"),
     )
     parser.add_argument(
         "--against", metavar="REV", help="compare the kernels with those of git revision REV"
@@ -119,6 +123,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.only == "durability":
         durability(args.games, args.repeats)
+        return
+    if args.only == "logs":
+        log_cost(args.games, args.repeats, cores)
         return
     print(
         f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
@@ -347,6 +354,35 @@ def _one_run(tree: Path, kernel: str, games: int) -> float:
         text=True,
     )
     return float(done.stdout.split()[-1])
+
+
+LOGGED_RUNS = (("bmn", ()), ("pis-yedili", ("--rule", "match_deals=none")))
+"""The whole runs timed by ``--only logs``, each ``(game, options)``."""
+LOGGED_GAMES = 1000
+"""The games ``--only logs`` logs (``--log 1000``)."""
+
+
+def log_cost(games: int, repeats: int, cores: int) -> None:
+    """Print the median wall time of whole runs with and without ``--log``
+    :data:`LOGGED_GAMES`, in turn, on every core: what logging a few games costs a run."""
+    print(
+        f"cardsim simulate GAME ... --games {games:,} --seed 1 --no-report, with and without "
+        f"--log {LOGGED_GAMES}: median of {repeats} runs each, in turn ({cores} threads)"
+    )
+    print(f"{'run':<40} {'no log':>10} {'--log':>10} {'cost':>7}")
+    for game, extra in LOGGED_RUNS:
+        timings: dict[bool, list[float]] = {False: [], True: []}
+        with tempfile.TemporaryDirectory() as folder:
+            for _ in range(repeats):
+                for logged in timings:
+                    options = (*extra, "--log", str(LOGGED_GAMES)) if logged else extra
+                    timings[logged].append(_run_time(game, options, games, cores, folder)[0])
+        plain, logged = (statistics.median(found) for found in timings.values())
+        label = " ".join((game, *extra))
+        print(
+            f"{label:<40} {plain:>8.2f} s {logged:>8.2f} s {logged / plain - 1:>+7.1%}",
+            flush=True,
+        )
 
 
 DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "none"}))
