@@ -54,19 +54,9 @@ from analysis.load import Batch, Run, game_spec
 from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import wilson_interval
 from simulate.games.spec import GameSpec
+from simulate.measures import MEASURES
 from simulate.skill import DEFAULT_SKILL, SKILL_FOLDER
 from simulate.skill import OPPONENT as SKILL_OPPONENT
-
-MEASURES: tuple[str, ...] = (
-    "first_seat_advantage",
-    "seat_spread",
-    "decisive",
-    "turns",
-    "turns_p90",
-    "lead_changes",
-    "comebacks",
-    "skill",
-)
 
 DEFINITIONS: dict[str, str] = {
     "first_seat_advantage": (

@@ -101,13 +101,6 @@ def test_aims_bare_targets_max_and_min():
         parse_aims(["turns=min", "turns=30"])
 
 
-def test_the_aims_measures_are_the_balance_measures():
-    from analysis.balance import MEASURES
-    from simulate.exploration import space
-
-    assert space.MEASURES == MEASURES
-
-
 def test_an_aims_loss_interval_holds_the_loss_of_every_value_in_the_measures_interval():
     rng = np.random.default_rng(3)
     for aim in (Aim("turns", "target", 30.0), Aim("skill", "max"), Aim("turns", "min")):

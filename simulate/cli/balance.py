@@ -31,7 +31,7 @@ from .common import (
     seat_list,
     user_errors,
 )
-from .runs import SchedulerOpt
+from .runs import SchedulerOpt, SkipSpaceCheckOpt
 
 
 @app.command()
@@ -77,14 +77,7 @@ def balance(
             "settings), or play the skill games it lacks."
         ),
     ] = False,
-    skip_space_check: Annotated[
-        bool,
-        typer.Option(
-            "--skip-space-check",
-            help="Start even when the records' estimated size exceeds the disk's free space "
-            "(default: off).",
-        ),
-    ] = False,
+    skip_space_check: SkipSpaceCheckOpt = False,
     scheduler: SchedulerOpt = None,
 ):
     """Play a run and its skill games, then write its report with every balance measure.

@@ -45,6 +45,15 @@ SchedulerOpt = Annotated[
     ),
 ]
 
+SkipSpaceCheckOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-space-check",
+        help="Start even when the records' estimated size exceeds the disk's free space "
+        "(default: off).",
+    ),
+]
+
 
 def check_scheduler(scheduler) -> None:
     """Refuse a bad ``--scheduler`` address in one line, before anything else is done."""
@@ -101,14 +110,7 @@ def simulate(
             "playing again any chunk found damaged."
         ),
     ] = False,
-    skip_space_check: Annotated[
-        bool,
-        typer.Option(
-            "--skip-space-check",
-            help="Start even when the records' estimated size exceeds the disk's free space "
-            "(default: off).",
-        ),
-    ] = False,
+    skip_space_check: SkipSpaceCheckOpt = False,
     log: Annotated[
         str | None,
         typer.Option(

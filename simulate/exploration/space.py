@@ -17,19 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CardsimError
+from ..measures import MEASURES
 
-MEASURES = (
-    "first_seat_advantage",
-    "seat_spread",
-    "decisive",
-    "turns",
-    "turns_p90",
-    "lead_changes",
-    "comebacks",
-    "skill",
-)
-"""The measures an aim may name: those of :data:`analysis.balance.MEASURES` (a test checks
-that the two agree; this copy keeps pandas out of the checks of a command line)."""
 AIMED_AT_ZERO = ("first_seat_advantage", "seat_spread")
 """Measures that a bare ``--aim MEASURE`` aims at 0 (an advantage, a spread)."""
 GOALS = ("max", "min")
