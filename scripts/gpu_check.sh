@@ -2,8 +2,11 @@
 # The GPU backend on a machine with an NVIDIA GPU (docs/gpu.md), in one short run:
 #   1. install cardsim over the machine's own numba and numba-cuda (pip install --no-deps -e .,
 #      then only the missing pure dependencies from the package registry);
-#   2. the GPU equality tests (tests/test_cuda.py: GPU records == CPU records, on the device);
-#   3. the bench: Beggar-My-Neighbour deals/s on the GPU beside the CPU's.
+#   2. the GPU equality tests (tests/test_cuda.py: GPU records == CPU records, on the device:
+#      Beggar-My-Neighbour, and the shedding games' every preset, strategy, knob and matches),
+#      and the shedding kernels compiled alone (their PTX size and local memory per thread);
+#   3. the bench: Beggar-My-Neighbour deals/s and each shedding preset's games/s on the GPU
+#      beside the CPU's.
 # Everything is printed and also written to $OUT/gpu_check.log when $OUT is set.
 # Usage: scripts/gpu_check.sh [GAMES]   (deals per timed run, default 10,000,000)
 set -euo pipefail
@@ -47,6 +50,9 @@ fi
 
 echo "== equality tests (GPU records == CPU records)"
 "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda.py -rs
+
+echo "== shedding kernels compiled (PTX bytes, local memory bytes per thread)"
+"$PY" tests/cuda_compile_check.py || true
 
 echo "== bench"
 "$PY" -m simulate.bench --backend cuda --games "$GAMES" --repeats 3

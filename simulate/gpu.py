@@ -44,7 +44,9 @@ def check_backend(backend, *, game: str, backends: tuple[str, ...]) -> str:
     if backend not in backends:
         from .games.registry import specs
 
-        games = ", ".join(spec.presets[0].name for spec in specs() if backend in spec.backends)
+        games = ", ".join(
+            preset.name for spec in specs() if backend in spec.backends for preset in spec.presets
+        )
         raise CardsimError(
             f"{game} has no {backend} kernel yet; backend {backend} plays: {games or 'none'}"
         )

@@ -162,6 +162,11 @@ def make_request(
         return Request(info, players, games, seed, rules, threads, log=logged, backend=backend)
     specs = seat_specs(info, strategies, players)
     names = tuple(str(one) for one in specs)
+    if backend != "cpu" and any(name.startswith("user:") for name in names):
+        raise CardsimError(
+            f"backend {backend} plays the built-in strategies only, not a user strategy (a "
+            "Python function); play it with backend cpu"
+        )
     return Request(
         info,
         players,

@@ -2,9 +2,13 @@
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set in a fresh interpreter: numba
 reads it when numba.cuda is imported) the GPU kernels run as Python, so small runs check
-every column against the CPU kernel (players, rules, cycles and time limits); the simulator
-runs Python semantics, not numba's typing, so the same checks on a real GPU (skipped without
-one) are what proves the device code. Without a GPU, ``--backend cuda`` is one line, exit 2.
+every column against the CPU kernel: Beggar-My-Neighbour's (players, rules, cycles and time
+limits) and the shedding games' (every preset, strategy and knob, matches). The simulator
+runs Python semantics, not numba's typing, and the shedding kernels' threads call the CPU's
+compiled game there, so it checks their launching; that the shedding kernels compile for the
+device is checked with numba-cuda's compiler where the CUDA toolkit's libraries are found,
+and the same checks on a real GPU (skipped without one) are what proves the device code.
+Without a GPU, ``--backend cuda`` is one line, exit 2.
 """
 
 from __future__ import annotations
@@ -65,6 +69,13 @@ needs_gpu = pytest.mark.skipif("not real_gpu()", reason="no CUDA GPU here")
 without_gpu = pytest.mark.skipif("real_gpu()", reason="a CUDA GPU is here")
 
 
+def _checks(script: str, scale: int, *, simulator: bool, timeout: int = 180) -> dict:
+    """The JSON report of ``tests/SCRIPT SCALE``, run under the simulator or not."""
+    done = _python([str(ROOT / "tests" / script), str(scale)], simulator=simulator, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
 @pytest.fixture(scope="module")
 def simulated_checks() -> dict:
     """tests/cuda_checks.py's report, run under the simulator."""
@@ -115,11 +126,111 @@ print(gpu.games.equals(cpu.games), gpu.events.equals(cpu.events), gpu.meta.get("
 
 
 @needs_numba_cuda
+def test_simulated_shedding_gpu_records_equal_cpu_records():
+    from simulate.games.shedding.reference import END_REASONS
+    from simulate.games.shedding.rules import PRESETS
+
+    checks = _checks("cuda_shedding_checks.py", 1, simulator=True)
+    assert {name: c["differ"] for name, c in checks.items() if c["differ"]} == {}
+    for name in PRESETS:
+        for players in (2, 4):
+            assert checks[f"{name}-{players}"]["games"] == 200
+    strategies = [name for name in checks if name.startswith("strategy-")]
+    assert len(strategies) == 7 and all(checks[name]["games"] == 100 for name in strategies)
+    assert sum(name.startswith("knobs-") for name in checks) >= 40
+    for name in ("match-deals-3", "pis-yedili-matches", "target-score"):
+        check = checks[f"matches-{name}"]
+        assert check["games"] == check["deals"] >= 60
+    # The matches to a target score took varying numbers of deals.
+    assert checks["matches-target-score"]["deals"] not in (30, 60, 90)
+    # The checks reached every way a game ends.
+    ends = np.sum([c["ends"] for c in checks.values()], axis=0)
+    assert len(ends) == len(END_REASONS) and (ends > 0).all(), ends
+
+
+@needs_numba_cuda
+def test_simulated_shedding_api_runs_equal_cpu_runs(tmp_path):
+    # The whole path (request, engine, chunks, run folder): Pis Yedili's matches with mixed
+    # seats and logged matches (played again on the CPU), and single games, seats rotated.
+    code = f"""
+import warnings; warnings.simplefilter("ignore", RuntimeWarning)
+from simulate.api import simulate
+seats = ["greedy", "random:forget=0.2", "attack", "uniform"]
+runs = {{
+    "matches": dict(game="pis-yedili", players=4, games=40, seed=7, strategies=seats, log=2,
+                    rules={{"last_card_call": True}}),
+    "games": dict(game="crazy-eights", players=3, games=300, seed=8, strategies=seats[:3],
+                  rotate_seats=True, rules={{"stock_empty": "pass", "decks": 2}}),
+}}
+for name, common in runs.items():
+    gpu = simulate(backend="cuda", out={str(tmp_path)!r} + "/gpu-" + name, **common)
+    cpu = simulate(out={str(tmp_path)!r} + "/cpu-" + name, **common)
+    same = [gpu.games.equals(cpu.games), gpu.meta.get("backend"), len(gpu.games)]
+    if name == "matches":
+        same += [gpu.matches.equals(cpu.matches), gpu.events.equals(cpu.events),
+                 len(gpu.matches), len(gpu.events) > 0]
+    print(name, *same)
+"""
+    done = _python(["-c", code], simulator=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.strip().splitlines()]
+    # 40 matches of 4 deals; 300 deals played in each of the 3 seatings
+    assert lines[0] == ["matches", "True", "cuda", "160", "True", "True", "40", "True"]
+    assert lines[1] == ["games", "True", "cuda", "900"]
+
+
+@needs_numba_cuda
+def test_simulated_user_strategy_is_refused_on_the_gpu(tmp_path):
+    code = f"""
+from simulate.api import simulate
+from simulate.bench import longest_suit
+from simulate.errors import CardsimError
+from simulate.games.shedding import cuda_batch
+from simulate.games.shedding.rules import preset
+try:
+    simulate("crazy-eights", players=2, games=10, strategies=[longest_suit], backend="cuda",
+             out={str(tmp_path / "run")!r})
+except CardsimError as exc:
+    print(exc)
+try:
+    cuda_batch.play_random(preset("crazy-eights"), 2, ["greedy", longest_suit], 1, 0, 10)
+except CardsimError as exc:
+    print(exc)
+"""
+    done = _python(["-c", code], simulator=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    refusal = (
+        "backend cuda plays the built-in strategies only, not a user strategy (a Python "
+        "function); play it with backend cpu"
+    )
+    assert done.stdout.strip().splitlines() == [refusal, refusal]
+    assert not (tmp_path / "run").exists()
+
+
+@needs_numba_cuda
+def test_shedding_kernels_compile_for_the_device():
+    # numba-cuda's own compiler, no GPU: the CPU kernel's game compiles as device code with
+    # user=None (skipped where the CUDA toolkit's NVVM and NVRTC libraries are not found).
+    done = _python([str(ROOT / "tests" / "cuda_compile_check.py")], simulator=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    from simulate.games.shedding.kernel_layout import G_SIZE
+
+    found = json.loads(done.stdout)
+    if not found["toolkit"]:
+        pytest.skip(f"no CUDA toolkit compiler here: {found['why']}")
+    for kernel in ("play_random_games", "play_matches"):
+        assert found[kernel]["ptx_bytes"] > 10_000, found
+        # The game's scratch (G_SIZE int64 words) is per-thread local memory.
+        assert found[kernel]["local_bytes"] >= 8 * G_SIZE, found
+
+
+@needs_numba_cuda
 @without_gpu
-def test_cli_backend_cuda_without_gpu_is_one_line(tmp_path):
+@pytest.mark.parametrize("game", ["bmn", "pis-yedili"])
+def test_cli_backend_cuda_without_gpu_is_one_line(tmp_path, game):
     out = tmp_path / "run"
     done = subprocess.run(
-        [str(CARDSIM), "simulate", "bmn", "--games", "100", "--backend", "cuda", "--out", str(out)],
+        [str(CARDSIM), "simulate", game, "--games", "100", "--backend", "cuda", "--out", str(out)],
         env=_env(False),
         capture_output=True,
         text=True,
@@ -133,21 +244,19 @@ def test_cli_backend_cuda_without_gpu_is_one_line(tmp_path):
     assert not out.exists()
 
 
-def test_cli_backend_cuda_names_the_games_it_plays(tmp_path):
-    out = tmp_path / "run"
-    done = subprocess.run(
-        [str(CARDSIM), "simulate", "pis-yedili", "--games", "10", "--backend", "cuda"]
-        + ["--out", str(out)],
-        env=_env(False),
-        capture_output=True,
-        text=True,
-        timeout=120,
+def test_backend_cuda_names_the_games_it_plays(tmp_path):
+    # A game without a GPU kernel (the toy plugin game) is refused, naming those with one.
+    from plugin_helpers import installed, make_site
+
+    from simulate.request import make_request
+
+    with installed(make_site(tmp_path / "site")):
+        with pytest.raises(CardsimError) as refused:
+            make_request("highcard", games=10, backend="cuda")
+    assert str(refused.value) == (
+        "highcard has no cuda kernel yet; backend cuda plays: beggar-my-neighbour, "
+        "pis-yedili, crazy-eights, crazy-eights-plain, openspiel"
     )
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "error: pis-yedili has no cuda kernel yet; backend cuda plays: beggar-my-neighbour"
-    ]
-    assert not out.exists()
 
 
 def test_unknown_backend_and_cluster_are_refused():
@@ -184,6 +293,26 @@ def test_gpu_records_equal_cpu_records():
     assert done.returncode == 0, done.stderr[-3000:]
     checks = json.loads(done.stdout)
     assert {name: c["differ"] for name, c in checks.items() if c["differ"]} == {}
+
+
+@needs_gpu
+def test_gpu_shedding_records_equal_cpu_records():
+    # The shedding checks at 20 times the simulator's size, on the device.
+    checks = _checks("cuda_shedding_checks.py", 20, simulator=False, timeout=600)
+    assert {name: c["differ"] for name, c in checks.items() if c["differ"]} == {}
+
+
+@needs_gpu
+def test_gpu_shedding_large_run_equals_cpu():
+    from simulate.games.shedding import batch as shedding_batch
+    from simulate.games.shedding import cuda_batch as shedding_cuda
+    from simulate.games.shedding.rules import preset
+
+    for name, players in (("pis-yedili", 4), ("crazy-eights", 2)):
+        arguments = (preset(name), players, ["random"] * players, 5, 2**40, 200_000)
+        gpu, cpu = shedding_cuda.play_random(*arguments), shedding_batch.play_random(*arguments)
+        for column, values in cpu.items():
+            assert np.array_equal(gpu[column], values), (name, column)
 
 
 @needs_gpu

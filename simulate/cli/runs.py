@@ -134,7 +134,8 @@ def simulate(
         typer.Option(
             metavar="cpu|cuda",
             help="Where the games are played: cpu, or cuda (an NVIDIA GPU; needs pip install "
-            "'cardsim[cuda]'; Beggar-My-Neighbour only). The records are the same (default: cpu).",
+            "'cardsim[cuda]'; built-in strategies only). The records are the same (default: "
+            "cpu).",
         ),
     ] = "cpu",
 ):

@@ -11,11 +11,17 @@ from . import batch, records
 class SheddingEngine:
     """Plays shedding games with the seats' strategies (``seating``: strategy specs)."""
 
+    backends = ("cpu", "cuda")
+    """Where :meth:`play` can play (``request.backend``); as the spec's ``backends``."""
+
     def play(self, request, seating: tuple, first: int, count: int, row: int) -> Chunk:
         names = [str(spec) for spec in seating]
         log = max(0, min(getattr(request, "log", 0) - first, count))
+        games = batch
+        if getattr(request, "backend", "cpu") == "cuda":
+            from . import cuda_batch as games  # the same functions, played on the GPU
         if request.match_play:
-            columns, matches = batch.play_match_batch(
+            columns, matches = games.play_match_batch(
                 request.rules, request.players, list(seating), request.seed, first, count, log=log
             )
             return Chunk(
@@ -23,7 +29,7 @@ class SheddingEngine:
                 records.matches_table(matches, names, request.strategies),
                 events=_match_events(columns, row) if log else None,
             )
-        columns = batch.play_random(
+        columns = games.play_random(
             request.rules, request.players, list(seating), request.seed, first, count, log=log
         )
         events = None

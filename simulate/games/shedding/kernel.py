@@ -441,7 +441,11 @@ def _weighted(g, seat, mask):
 
 @njit(cache=True, _nrt=False)
 def _ask_user(g, seat, mask, may_draw, may_pass, user):
-    """A user strategy's decision (see :mod:`.kernel_strategies` for its arguments)."""
+    """A user strategy's decision (see :mod:`.kernel_strategies` for its arguments).
+    ``user`` None (the GPU kernel's: it takes no user strategy) answers ``INVALID``; numba
+    prunes that test away at compile time for either type of ``user``."""
+    if user is None:
+        return INVALID
     n = g[S_N]
     g[G_VIEW + VIEW_SEAT] = seat
     g[G_VIEW + VIEW_PLAYERS] = n

@@ -163,4 +163,5 @@ GAME_SPEC = GameSpec(
     # measured: 12.7 bytes a 4-seat game, 5.4 a match (10^8 records)
     deal_shape=deal_shape,
     bytes_per_record=lambda players: 6.0 + 4.0 * players,
+    backends=("cpu", "cuda"),
 )

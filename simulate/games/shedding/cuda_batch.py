@@ -1,0 +1,240 @@
+"""The shedding games in bulk on a GPU: :func:`.batch.play_random` and
+:func:`.batch.play_match_batch`, the games played by :mod:`.cuda_kernel`.
+
+The same arguments and the same columns as the CPU's functions; logged games (``log``) are
+played again on the CPU by the logging kernel, as there (the GPU kernels keep no log).
+Importing this module imports ``numba.cuda``; :class:`.engine.SheddingEngine` imports it
+only for ``backend="cuda"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import CardsimError
+from ...gpu import simulated
+from ...rng import seed_key
+from .batch import MAX_DEALS, _log_games, _table, check_user_choices, seat_arrays
+from .columns import empty_columns, kernel_outputs, match_columns
+from .cuda_kernel import cuda, play_matches, play_random_games
+from .kernel import Run, _worker_scratch
+from .kernel_layout import STRAT_USER
+from .rules import SheddingRules
+
+THREADS_PER_BLOCK = 128
+BLOCKS_PER_SM = 8
+"""Persistent threads: resident warps enough to hide latency (each thread's scratch is
+``G_SIZE`` words of local memory); each takes games from the shared counter until none is
+left."""
+SIMULATOR_GRID = (2, 8)
+"""Blocks and threads under the CUDA simulator (each thread a Python thread)."""
+
+
+def grid(count: int) -> tuple[int, int]:
+    """``(blocks, threads per block)`` of a launch playing ``count`` games (or matches)."""
+    if simulated():
+        return SIMULATOR_GRID
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    blocks = min(sms * BLOCKS_PER_SM, -(-count // THREADS_PER_BLOCK))
+    return max(1, blocks), THREADS_PER_BLOCK
+
+
+def _prepared(rules: SheddingRules, players: int, strategies, forget):
+    """``(table, seats, scratch)``: the kernels' :class:`.kernel.Table` and
+    :class:`.kernel.Strategies`, and the run's scratch prepared by the CPU kernel's
+    :func:`.kernel._prepare` (int64[G_SIZE]); refuses user strategies in one line."""
+    table = _table(rules, players)
+    seats = seat_arrays(strategies, players, forget)
+    if (seats.codes == STRAT_USER).any():
+        raise CardsimError(
+            "backend cuda plays the built-in strategies only, not a user strategy (a Python "
+            "function); play it with backend cpu"
+        )
+    scratch = _worker_scratch(table, seats)[0]
+    return table, seats, scratch
+
+
+def _device_columns(count: int, players: int) -> dict:
+    """Device arrays shaped as :func:`.columns.kernel_outputs` of ``count`` rows."""
+    host = kernel_outputs(empty_columns(count, players))
+    return {
+        name: cuda.device_array(
+            array.shape, array.dtype, order="C" if array.flags.c_contiguous else "F"
+        )
+        for name, array in host._asdict().items()
+    }
+
+
+def _copy_back(device: dict, columns: dict) -> None:
+    """Copy the device record arrays into ``columns`` (made by :func:`.columns.empty_columns`)."""
+    if not next(iter(columns.values())).shape[0]:
+        return
+    for name, array in kernel_outputs(columns)._asdict().items():
+        device[name].copy_to_host(array)
+
+
+def _outputs(device: dict) -> tuple:
+    return tuple(device[name] for name in ("small", "counts", "left", "points", "score"))
+
+
+def play_on_device(rules, players: int, strategies, seed: int, first_game: int, count: int):
+    """Launch the games kernel on games ``first_game .. first_game+count-1`` (``count`` >= 1)
+    and return the device record arrays (``small``, ``counts``, ``left``, ``points``,
+    ``score``) without waiting for it (the bench times the kernel alone:
+    ``cuda.synchronize()`` after)."""
+    table, _, scratch = _prepared(rules, players, strategies, None)
+    device = _device_columns(count, players)
+    key0, key1 = seed_key(seed)
+    blocks, threads = grid(count)
+    play_random_games[blocks, threads](
+        cuda.to_device(scratch),
+        np.int64(key0),
+        np.int64(key1),
+        np.int64(first_game),
+        np.int64(table.decks),
+        np.int64(table.hand_size),
+        *_outputs(device),
+        cuda.to_device(np.zeros(1, np.int64)),
+    )
+    return device
+
+
+def play_random(
+    rules: SheddingRules,
+    players: int,
+    strategies: list,
+    seed: int,
+    first_game: int,
+    count: int,
+    forget: list[float] | None = None,
+    *,
+    log: int = 0,
+) -> dict[str, np.ndarray]:
+    """:func:`.batch.play_random` with the games played on the GPU: the same columns
+    (``log``: the first ``log`` games played again by the CPU's logging kernel, their
+    ``events`` and ``event_games`` added)."""
+    table, seats, scratch = _prepared(rules, players, strategies, forget)
+    columns = empty_columns(count, players)
+    if count:
+        key0, key1 = seed_key(seed)
+        device = _device_columns(count, players)
+        blocks, threads = grid(count)
+        play_random_games[blocks, threads](
+            cuda.to_device(scratch),
+            np.int64(key0),
+            np.int64(key1),
+            np.int64(first_game),
+            np.int64(table.decks),
+            np.int64(table.hand_size),
+            *_outputs(device),
+            cuda.to_device(np.zeros(1, np.int64)),
+        )
+        _copy_back(device, columns)
+    check_user_choices(columns["end"], first_game, strategies)
+    logged = min(max(log, 0), count)
+    if logged:
+        run = Run(*seed_key(seed), first_game)
+        games = [(first_game + i, 0, -1, i) for i in range(logged)]
+        events, numbers = _log_games(table, seats, run, games, columns)
+        columns["events"], columns["event_games"] = (
+            events,
+            np.repeat(np.arange(first_game, first_game + logged, dtype=np.int64), numbers),
+        )
+    return columns
+
+
+def _launch_matches(table, scratch, key0, key1, first, ending, offsets, write, device, tallies):
+    count = tallies[1].shape[0]
+    blocks, threads = grid(count)
+    play_matches[blocks, threads](
+        cuda.to_device(scratch),
+        np.int64(key0),
+        np.int64(key1),
+        np.int64(first),
+        np.int64(table.decks),
+        np.int64(table.hand_size),
+        *(np.int64(value) for value in ending),
+        offsets,
+        np.int64(write),
+        *_outputs(device),
+        *tallies,
+        cuda.to_device(np.zeros(1, np.int64)),
+    )
+
+
+def play_match_batch(
+    rules: SheddingRules,
+    players: int,
+    strategies: list,
+    seed: int,
+    first_match: int,
+    count: int,
+    forget: list[float] | None = None,
+    *,
+    log: int = 0,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """:func:`.batch.play_match_batch` with the matches played on the GPU: the same
+    ``(deals, matches)`` columns (``log``: every deal of the first ``log`` matches played
+    again by the CPU's logging kernel)."""
+    if rules.match_deals is None and rules.target_score is None:
+        raise CardsimError("a match needs match_deals or target_score")
+    table, seats, scratch = _prepared(rules, players, strategies, forget)
+    key0, key1 = seed_key(seed)
+    ending = (rules.match_deals or 0, rules.target_score or 0, MAX_DEALS)
+    totals = cuda.device_array((count, players), np.int64)
+    played = cuda.device_array(count, np.int64)
+    tallies = (totals, played)
+    if rules.target_score is None:
+        deals = np.full(count, rules.match_deals, np.int64)
+    else:  # a first pass counts each match's deals
+        nothing = _device_columns(0, players)
+        no_offsets = cuda.to_device(np.zeros(1, np.int64))
+        if count:
+            _launch_matches(
+                table, scratch, key0, key1, first_match, ending, no_offsets, 0, nothing, tallies
+            )
+        deals = played.copy_to_host() if count else np.zeros(0, np.int64)
+    offsets = np.zeros(count + 1, np.int64)
+    np.cumsum(deals, out=offsets[1:])
+    columns = empty_columns(int(offsets[-1]), players)
+    if count:
+        device = _device_columns(int(offsets[-1]), players)
+        _launch_matches(
+            table,
+            scratch,
+            key0,
+            key1,
+            first_match,
+            ending,
+            cuda.to_device(offsets),
+            1,
+            device,
+            tallies,
+        )
+        _copy_back(device, columns)
+        deals = played.copy_to_host()  # as the CPU's: the deals the second pass played
+    totals = totals.copy_to_host() if count else np.zeros((0, players), np.int64)
+    check_user_choices(columns["end"], 0, strategies)
+    logged = min(max(log, 0), count)
+    if logged:
+        run = Run(key0, key1, first_match)
+        n = players
+        games = [
+            (first_match + i, k, k % n, int(offsets[i]) + k)
+            for i in range(logged)
+            for k in range(int(deals[i]))
+        ]
+        events, numbers = _log_games(table, seats, run, games, columns)
+        deal_rows = np.array([row for *_, row in games], np.int64)
+        columns["events"], columns["event_rows"] = events, np.repeat(deal_rows, numbers)
+    columns["match"], columns["deal"] = match_columns(first_match, offsets)
+    best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
+    winners = totals == best[:, None]
+    share = winners / winners.sum(axis=1, keepdims=True)
+    matches = {
+        "match": np.arange(first_match, first_match + count, dtype=np.int64),
+        "deals": deals,
+        "totals": totals,
+        "share": share,
+    }
+    return columns, matches
