@@ -9,7 +9,14 @@ Every chunk of such a run (a task, on a cluster) is reduced to an :class:`Aggreg
   ``rotation``), plus ``others_score``: the summed score of the seats other than the winner;
 - ``longest``: for every length column and end reason, the :data:`LONGEST_KEPT` longest
   games (whole records, with their ``game`` index);
-- ``first``: for every end reason, the :data:`FIRST_KEPT` first games (whole records).
+- ``first``: for every end reason, the :data:`FIRST_KEPT` first games (whole records);
+- ``matches`` (match play: ``match_deals`` or ``target_score``): a
+  :class:`MatchAggregates`, the matches counted by their winners (the seats that share the
+  match win) with a histogram of every integer column of the matches (``deals``,
+  ``total_<i>``, ``rotation``) per group; the report lists no single match, so none is kept.
+
+In match play the records are the deals: ``game`` and ``match`` number them and are never
+counted, ``deal`` (a deal's place in its match) is.
 
 Merging two (:meth:`Aggregates.merge`) adds counts and keeps the longest and first rows
 under a total order, so the result does not depend on the order of the chunks. Its size
@@ -25,7 +32,9 @@ games in order (the convergence table) get only the run's end point
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,7 +60,27 @@ OTHERS = "others_score"
 """Derived: the summed ``score_<i>`` of the seats other than the winner (games with one)."""
 NEEDS_SINGLE_GAMES = ("convergence by game index", "a listing of every game")
 """What an aggregate-only run cannot show."""
+MATCH_INDEX = ("match",)
+"""The column that numbers the matches: never counted."""
 _META = b"cardsim.aggregates"
+
+
+def single_records_note(aggregates: Aggregates) -> str:
+    """The report's sentence on what an aggregate-only run kept, and what needs its
+    single games (deals and matches, in match play)."""
+    if aggregates.matches is None:
+        kept, games = "every column, the longest and first games", "games"
+    else:
+        kept = "every column of the deals and of the matches, the longest and first deals"
+        games = "deals or matches"
+    return (
+        f"This is an aggregate-only run (--records none): it kept exact counts and "
+        f"histograms of {kept}, but no single {games}. Every figure above and below is "
+        f"what the full records give; the convergence of the estimates by "
+        f"{'game' if aggregates.matches is None else 'deal'} index, and any listing of "
+        f"single {games} beyond the longest and first ones kept, need the records (run "
+        f"again with --records all)."
+    )
 
 
 def _order_columns(table: pa.Table) -> list[str]:
@@ -72,6 +101,13 @@ class Aggregates:
     first: pa.Table
     lengths: tuple[str, ...]
     schema: pa.Schema = field(repr=False, default=None)
+    matches: MatchAggregates | None = None
+    """Match play: the statistics of the matches (one row each in ``matches.parquet``)."""
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The labels of the string key columns (``end``, ``finish_rank``) in the order of the
+    records' dictionaries, unseen ones included: the order in which the report lists them
+    (the engine writes the same dictionary in every chunk; were they to differ, the
+    labels first seen in the chunks merged first come first, as when reading the rows)."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -81,16 +117,21 @@ class Aggregates:
     # ---- building --------------------------------------------------------------------
 
     @classmethod
-    def of_table(cls, games: pa.Table, lengths: Sequence[str]) -> Aggregates:
-        """The aggregates of a chunk's ``games`` records; ``lengths``: the columns whose
-        longest games are kept (the game's length columns)."""
+    def of_table(
+        cls, games: pa.Table, lengths: Sequence[str], matches: pa.Table | None = None
+    ) -> Aggregates:
+        """The aggregates of a chunk's ``games`` records (and, in match play, of its
+        ``matches``); ``lengths``: the columns whose longest games are kept (the game's
+        length columns)."""
         from analysis.load import _to_batch
 
         lengths = tuple(c for c in lengths if c in games.schema.names)
         batch = _to_batch(games.combine_chunks().to_batches()[0], 0) if games.num_rows else None
         groups: dict[tuple, dict] = {}
+        labels: dict[str, tuple[str, ...]] = {}
         if batch is not None:
             groups = _groups(batch, games.schema.names)
+            labels = {c: tuple(batch.labels[c]) for c in KEY_COLUMNS if c in batch.labels}
         return cls(
             games.num_rows,
             groups,
@@ -98,19 +139,14 @@ class Aggregates:
             _top_rows(games, (), FIRST_KEPT, longest=False),
             lengths,
             games.schema,
+            MatchAggregates.of_table(matches) if matches is not None else None,
+            labels,
         )
 
     def merge(self, other: Aggregates) -> Aggregates:
         """Both together: counts added, the longest and first games kept as for one chunk
         (the same result in any order)."""
-        groups = {key: dict(value) for key, value in self.groups.items()}
-        for key, value in other.groups.items():
-            mine = groups.setdefault(key, {"n": 0})
-            for name, item in value.items():
-                if name == "n":
-                    mine["n"] = mine["n"] + item
-                else:
-                    mine[name] = mine.get(name, Distribution.empty()) + item
+        groups = _add_groups(self.groups, other.groups)
         longest = pa.concat_tables([self.longest, other.longest.cast(self.longest.schema)])
         first = pa.concat_tables([self.first, other.first.cast(self.first.schema)])
         return Aggregates(
@@ -120,15 +156,33 @@ class Aggregates:
             _top_rows(first, (), FIRST_KEPT, longest=False),
             self.lengths,
             self.schema,
+            _merged(self.matches, other.matches),
+            {
+                c: tuple(dict.fromkeys([*self.labels.get(c, ()), *other.labels.get(c, ())]))
+                for c in dict.fromkeys([*self.labels, *other.labels])
+            },
+        )
+
+    def shifted(self, rows: int) -> Aggregates:
+        """These aggregates with their kept games' ``game`` numbered ``rows`` further: in
+        match play a cluster's task numbers its deals from 0, and the client, which knows
+        how many deals precede them, numbers them again (``simulate.cluster.numbered``).
+        The longest and first games a chunk keeps do not change (their order does not)."""
+        return dataclasses.replace(
+            self, longest=_shift_games(self.longest, rows), first=_shift_games(self.first, rows)
         )
 
     # ---- files -----------------------------------------------------------------------
 
     def to_table(self) -> pa.Table:
         """One row per (group, column, value): ``end``, ``winner``, ``finish_rank``,
-        ``column``, ``value``, ``count`` (``column`` ``n``: the group's games); the longest
-        and first games and the records' schema ride in the file's metadata."""
+        ``column``, ``value``, ``count`` (``column`` ``n``: the group's games), and
+        ``winners`` null; in match play also one row per (group of matches, column, value)
+        with ``winners`` the seats sharing the match win (``"0"``, ``"1 2"``) and ``end``,
+        ``winner``, ``finish_rank`` null. The longest and first games and the records'
+        schemas ride in the file's metadata."""
         ends, winners, ranks, names, values, counts = [], [], [], [], [], []
+        shared: list = []
         for (end, winner, rank), value in sorted(self.groups.items(), key=_group_order):
             for name, item in sorted(value.items()):
                 vals, cnts = ([0], [item]) if name == "n" else (item.values, item.counts)
@@ -139,6 +193,19 @@ class Aggregates:
                 names += [name] * k
                 values.append(np.asarray(vals, np.int64))
                 counts.append(np.asarray(cnts, np.int64))
+        shared += [None] * len(names)
+        if self.matches is not None:
+            for key, value in sorted(self.matches.groups.items()):
+                for name, item in sorted(value.items()):
+                    vals, cnts = ([0], [item]) if name == "n" else (item.values, item.counts)
+                    k = len(vals)
+                    ends += [None] * k
+                    winners += [None] * k
+                    ranks += [None] * k
+                    names += [name] * k
+                    shared += [" ".join(map(str, key))] * k
+                    values.append(np.asarray(vals, np.int64))
+                    counts.append(np.asarray(cnts, np.int64))
         table = pa.table(
             {
                 "end": pa.array(ends, pa.string()),
@@ -147,6 +214,7 @@ class Aggregates:
                 "column": pa.array(names, pa.string()),
                 "value": pa.array(np.concatenate(values) if values else [], pa.int64()),
                 "count": pa.array(np.concatenate(counts) if counts else [], pa.int64()),
+                "winners": pa.array(shared, pa.string()),
             }
         )
         extra = {
@@ -154,7 +222,13 @@ class Aggregates:
             "lengths": list(self.lengths),
             "longest": _ipc(self.longest).hex(),
             "first": _ipc(self.first).hex(),
+            "labels": {c: list(v) for c, v in self.labels.items()},
         }
+        if self.matches is not None:
+            extra["matches"] = {
+                "records": self.matches.records,
+                "schema": _ipc(self.matches.schema.empty_table()).hex(),
+            }
         return table.replace_schema_metadata({_META: json.dumps(extra).encode()})
 
     def to_bytes(self) -> bytes:
@@ -170,6 +244,12 @@ class Aggregates:
         first = _from_ipc(bytes.fromhex(extra["first"]))
         groups: dict[tuple, dict] = {}
         frame = table.to_pandas()
+        matches = None
+        if "winners" in frame:  # files written before match play have no such column
+            of_matches = frame["winners"].notna()
+            if "matches" in extra:
+                matches = MatchAggregates.from_frame(frame[of_matches], extra["matches"])
+            frame = frame[~of_matches].copy()
         frame["finish_rank"] = frame["finish_rank"].astype(object)
         for (end, winner, rank, name), part in frame.groupby(
             ["end", "winner", "finish_rank", "column"], dropna=False, sort=False
@@ -181,7 +261,14 @@ class Aggregates:
             else:
                 value[name] = Distribution.from_counts(part["value"], part["count"])
         return cls(
-            int(extra["records"]), groups, longest, first, tuple(extra["lengths"]), longest.schema
+            int(extra["records"]),
+            groups,
+            longest,
+            first,
+            tuple(extra["lengths"]),
+            longest.schema,
+            matches,
+            {c: tuple(v) for c, v in extra.get("labels", {}).items()},
         )
 
     @classmethod
@@ -197,8 +284,8 @@ class Aggregates:
         from analysis.load import Batch
 
         keys = sorted(self.groups, key=_group_order)
-        ends = sorted({k[0] for k in keys if k[0] is not None})
-        ranks = sorted({k[2] for k in keys if k[2] is not None})
+        ends = self._label_order("end", {k[0] for k in keys})
+        ranks = self._label_order("finish_rank", {k[2] for k in keys})
         data = {
             "game": np.arange(len(keys), dtype=np.int64),
             "end": np.array([ends.index(k[0]) if k[0] is not None else -1 for k in keys]),
@@ -207,6 +294,12 @@ class Aggregates:
         }
         batch = Batch(0, data, {"end": ends, "finish_rank": ranks})
         return keys, batch
+
+    def _label_order(self, column: str, seen: set) -> list[str]:
+        """``column``'s labels as the records' dictionaries order them, then any other
+        label ``seen`` (files written before the order was kept), sorted."""
+        known = list(self.labels.get(column, ()))
+        return known + sorted(seen - set(known) - {None})
 
     def dist(self, column: str, keys: Sequence[tuple]) -> Distribution:
         """The distribution of ``column`` over the groups ``keys``."""
@@ -229,6 +322,121 @@ def _group_order(item):
     return (key[0] or "", key[1], key[2] or "")
 
 
+@dataclass
+class MatchAggregates:
+    """Exact integer statistics of some matches of a match-play run (``matches.parquet``'s
+    rows): ``records`` matches; ``groups`` maps ``winners``, the seats that share the match
+    win (a sorted tuple: ``(1,)``, or ``(0, 2)`` for a tie), to ``{"n": matches, column:
+    Distribution}`` for every integer column but ``match`` (``deals``, ``total_<i>``,
+    ``rotation``); ``schema`` the matches' records'. A seat's ``share_<i>`` of a match is
+    1/m for each of m winners, so the groups give the summed shares (:meth:`wins`)."""
+
+    records: int
+    groups: dict[tuple[int, ...], dict]
+    schema: pa.Schema = field(repr=False, default=None)
+
+    @classmethod
+    def of_table(cls, matches: pa.Table) -> MatchAggregates:
+        """The statistics of a chunk's ``matches`` records. Raises ValueError when a
+        match's shares are not 1/m for each of its m winners (then the winners would not
+        give them back)."""
+        names = matches.schema.names
+        shares = sorted((c for c in names if c.startswith("share_")), key=lambda c: int(c[6:]))
+        share = np.stack([matches.column(c).to_numpy() for c in shares], axis=1)
+        won = share > 0
+        each = 1.0 / np.maximum(won.sum(axis=1, keepdims=True), 1)
+        if (share[won] != np.broadcast_to(each, share.shape)[won]).any():
+            raise ValueError("a match's shares are not 1/m for each of its m winners")
+        mask = (won.astype(np.int64) << np.arange(len(shares), dtype=np.int64)).sum(axis=1)
+        present, inverse = np.unique(mask, return_inverse=True)
+        keys = [tuple(s for s in range(len(shares)) if int(m) >> s & 1) for m in present.tolist()]
+        columns = {
+            name: matches.column(name).to_numpy()
+            for name in names
+            if name not in MATCH_INDEX and pa.types.is_integer(matches.schema.field(name).type)
+        }
+        groups: dict[tuple[int, ...], dict] = {key: {"n": 0} for key in keys}
+        if matches.num_rows:
+            _count_into(groups, keys, inverse.ravel(), columns)
+        return cls(matches.num_rows, groups, matches.schema)
+
+    def merge(self, other: MatchAggregates) -> MatchAggregates:
+        """Both together: counts added."""
+        return MatchAggregates(
+            self.records + other.records, _add_groups(self.groups, other.groups), self.schema
+        )
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, extra: dict) -> MatchAggregates:
+        """From the match rows of :meth:`Aggregates.to_table` and their metadata."""
+        groups: dict[tuple[int, ...], dict] = {}
+        for (shared, name), part in frame.groupby(["winners", "column"], sort=False):
+            value = groups.setdefault(tuple(int(s) for s in shared.split()), {})
+            if name == "n":
+                value["n"] = int(part["count"].sum())
+            else:
+                value[name] = Distribution.from_counts(part["value"], part["count"])
+        schema = _from_ipc(bytes.fromhex(extra["schema"])).schema
+        return cls(int(extra["records"]), groups, schema)
+
+    def dist(self, column: str) -> Distribution:
+        """The distribution of ``column`` over every match."""
+        total = Distribution.empty()
+        for value in self.groups.values():
+            if column in value:
+                total = total + value[column]
+        return total
+
+    def wins(self, players: int) -> np.ndarray:
+        """(players,) float64: each seat's summed share of the match wins, exact (counted
+        in parts of 1/lcm(1..players), then divided once), as
+        :func:`analysis.reports.matches.read_matches` sums the rows' ``share_<i>``."""
+        whole = math.lcm(*range(1, players + 1))
+        parts = [0] * players
+        for key, value in self.groups.items():
+            for seat in key:
+                parts[seat] += value["n"] * (whole // len(key))
+        return np.array([part / whole for part in parts], np.float64)
+
+    def summary(self, players: int):
+        """The matches as the report reads them from ``matches.parquet``
+        (:class:`analysis.reports.matches.Matches`)."""
+        from analysis.reports.matches import Matches
+
+        totals = [self.dist(f"total_{seat}") for seat in range(players)]
+        return Matches(
+            n=self.records, wins=self.wins(players), totals=totals, deals=self.dist("deals")
+        )
+
+
+def _add_groups(mine: dict, theirs: dict) -> dict:
+    """Groups of counts and distributions added (:class:`Aggregates`' layout)."""
+    groups = {key: dict(value) for key, value in mine.items()}
+    for key, value in theirs.items():
+        into = groups.setdefault(key, {"n": 0})
+        for name, item in value.items():
+            if name == "n":
+                into["n"] = into["n"] + item
+            else:
+                into[name] = into.get(name, Distribution.empty()) + item
+    return groups
+
+
+def _merged(a: MatchAggregates | None, b: MatchAggregates | None) -> MatchAggregates | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return a.merge(b)
+
+
+def _shift_games(table: pa.Table, rows: int) -> pa.Table:
+    if rows == 0 or table.num_rows == 0 or "game" not in table.schema.names:
+        return table
+    index = table.schema.get_field_index("game")
+    field_ = table.schema.field(index)
+    shifted = pc.add(table.column(index), pa.scalar(rows, field_.type))
+    return table.set_column(index, field_, shifted)
+
+
 def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
     """The groups of one batch of records (see :class:`Aggregates`)."""
     n = len(batch)
@@ -240,7 +448,7 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
     players_span = int(winner.max()) + 2
     rank_span = (len(ranks) if ranks else 0) + 1
     gid = ((end_code + 1) * players_span + (winner + 1)) * rank_span + (rank_code + 1)
-    present, inverse = np.unique(gid, return_inverse=True)
+    present, inverse = _small_unique(gid)
     columns = {
         name: batch[name]
         for name in names
@@ -251,10 +459,10 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
     }
     scores = [c for c in names if c.startswith("score_") and c in columns]
     if scores:
-        stacked = np.stack([columns[c].astype(np.int64) for c in scores], axis=1)
-        won = winner >= 0
-        others = stacked.sum(axis=1)
-        others[won] -= stacked[np.flatnonzero(won), winner[won]]
+        others = np.zeros(n, dtype=np.int64)
+        for name in scores:
+            score = columns[name].astype(np.int64)
+            others += np.where(winner == int(name.removeprefix("score_")), 0, score)
         columns[OTHERS] = others
     groups = {}
     keys = []
@@ -266,45 +474,84 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
         key = (ends[e] if e >= 0 else None, int(w), ranks[rank] if rank >= 0 else None)
         keys.append(key)
         groups[key] = {"n": 0}
-    sizes = np.bincount(inverse, minlength=len(present))
+    _count_into(groups, keys, inverse, columns)
+    return groups
+
+
+def _small_unique(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` for non-negative codes of a small range,
+    by counting instead of sorting."""
+    present = np.flatnonzero(np.bincount(codes))
+    position = np.zeros(int(present[-1]) + 1 if len(present) else 0, dtype=np.int64)
+    position[present] = np.arange(len(present))
+    return present, position[codes]
+
+
+def _count_into(groups: dict, keys: list, inverse: np.ndarray, columns: dict) -> None:
+    """Fill ``groups[key]`` (``keys[g]`` for the rows whose ``inverse`` is g) with its
+    row count ``n`` and a :class:`Distribution` of each of ``columns`` (integer arrays)."""
+    sizes = np.bincount(inverse, minlength=len(keys))
     for i, key in enumerate(keys):
         groups[key]["n"] = int(sizes[i])
     for name, values in columns.items():
         values = values.astype(np.int64, copy=False)
         lo, hi = int(values.min()), int(values.max())
         span = hi - lo + 1
-        counts = np.bincount(inverse * span + (values - lo), minlength=len(present) * span)
-        counts = counts.reshape(len(present), span)
+        counts = np.bincount(inverse * span + (values - lo), minlength=len(keys) * span)
+        counts = counts.reshape(len(keys), span)
         for i, key in enumerate(keys):
             row = counts[i]
             hit = np.flatnonzero(row)
             groups[key][name] = Distribution(hit.astype(np.int64) + lo, row[hit].astype(np.int64))
-    return groups
 
 
 def _top_rows(table: pa.Table, lengths: Sequence[str], top: int, *, longest: bool) -> pa.Table:
     """For each end reason (and each of ``lengths`` when ``longest``), the ``top`` longest
     games (ties: lower game, then rotation, first), or the ``top`` first games; each row
-    once, in game order."""
+    once, in game order.
+
+    Only the rows that can be among the ``top`` of their end reason (a value at least the
+    ``top``-th largest, found by partition) are sorted: a chunk's reduction stays linear."""
     if table.num_rows == 0:
         return table
-    order = _order_columns(table)
-    frame = pd.DataFrame({c: table.column(c).to_numpy() for c in order})
-    end = table.column("end") if "end" in table.schema.names else None
-    frame["end"] = pc.cast(end, pa.string()).to_numpy(zero_copy_only=False) if end else ""
-    keep = set()
-    keys = lengths if longest else (None,)
-    for key in keys:
-        if key is not None:
-            frame["_key"] = table.column(key).to_numpy()
-        by = (["_key"] if key else []) + order
-        ascending = ([False] if key else []) + [True] * len(order)
-        chosen = frame.sort_values(by, ascending=ascending, kind="stable").groupby(
-            "end", sort=False, dropna=False
-        )
-        keep.update(chosen.head(top).index.tolist())
-    rows = table.take(pa.array(sorted(keep), pa.int64()))
-    return rows.sort_by([(c, "ascending") for c in order])
+    order = _sort_key(table, _order_columns(table))
+    ends = _end_codes(table)
+    keep: set[int] = set()
+    for key in lengths if longest else (None,):
+        # rank rows by (-value, order) when longest, else by order alone
+        value = None if key is None else table.column(key).to_numpy().astype(np.int64)
+        for code in _small_unique(ends + 1)[0].tolist():
+            code -= 1
+            rows = np.flatnonzero(ends == code)
+            if len(rows) > top:
+                primary = order[rows] if value is None else -value[rows]
+                cut = np.partition(primary, top - 1)[top - 1]
+                rows = rows[primary <= cut]
+            ranked = (order[rows],) if value is None else (order[rows], -value[rows])
+            keep.update(rows[np.lexsort(ranked)[:top]].tolist())
+    chosen = np.array(sorted(keep, key=order.__getitem__), dtype=np.int64)
+    return table.take(pa.array(chosen))
+
+
+def _sort_key(table: pa.Table, columns: Sequence[str]) -> np.ndarray:
+    """One int64 per row that orders the rows as ``columns`` (integers) do, in turn; row
+    order when there are none."""
+    if not columns:
+        return np.arange(table.num_rows, dtype=np.int64)
+    key = np.zeros(table.num_rows, dtype=np.int64)
+    for name in columns:
+        values = table.column(name).to_numpy().astype(np.int64)
+        low = int(values.min())
+        key = key * (int(values.max()) - low + 1) + (values - low)
+    return key
+
+
+def _end_codes(table: pa.Table) -> np.ndarray:
+    """The rows' end reasons as integers (equal reasons, equal codes; -1 for none)."""
+    if "end" not in table.schema.names:
+        return np.zeros(table.num_rows, dtype=np.int64)
+    names = pc.cast(table.column("end"), pa.string()).combine_chunks()
+    return pc.fill_null(pc.dictionary_encode(names).indices, -1).to_numpy().astype(np.int64)
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -318,14 +565,15 @@ def _from_ipc(data: bytes) -> pa.Table:
     return pa.ipc.open_stream(pa.BufferReader(data)).read_all()
 
 
-def aggregate_games(games: pa.Table, meta: dict) -> Aggregates:
-    """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes."""
+def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None) -> Aggregates:
+    """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes: its
+    ``games`` (deals in match play) and, in match play, its ``matches``."""
     from analysis.load import game_spec
 
     spec = game_spec(meta)
     names = [c.name for c in spec.columns]
     lengths = [spec.length.name, *(c for c in ("turns", "tricks", "cards") if c in names)]
-    return Aggregates.of_table(games, tuple(dict.fromkeys(lengths)))
+    return Aggregates.of_table(games, tuple(dict.fromkeys(lengths)), matches)
 
 
 # ---- the report's accumulators, filled from aggregates ---------------------------------

@@ -50,7 +50,9 @@ class Run:
     events: pd.DataFrame | None = None
     aggregates: Any = None
     """An aggregate-only run's (``--records none``) statistics
-    (:class:`analysis.aggregates.Aggregates`); ``games`` is then empty. None otherwise."""
+    (:class:`analysis.aggregates.Aggregates`); ``games`` is then empty, and so is
+    ``matches`` in match play (the matches' statistics are ``aggregates.matches``). None
+    otherwise."""
 
     @property
     def players(self) -> int:
@@ -72,7 +74,21 @@ def load_run(path: str | Path) -> Run:
         aggregates = read_aggregates(path, meta)
         games = aggregates.schema.empty_table().to_pandas()
         games.attrs.update(meta)
-        return Run(path=path, meta=meta, games=games, aggregates=aggregates)
+        events = _read_matches(record_files(path, meta, "events"))
+        if events is not None:
+            events.attrs.update(meta)
+        matches = None
+        if aggregates.matches is not None:  # match play: no match kept either
+            matches = aggregates.matches.schema.empty_table().to_pandas()
+            matches.attrs.update(meta)
+        return Run(
+            path=path,
+            meta=meta,
+            games=games,
+            matches=matches,
+            aggregates=aggregates,
+            events=events,
+        )
     files = record_files(path, meta, "games")
     games = _read_games(files, meta["players"], game_spec(meta))
     matches = _read_matches(record_files(path, meta, "matches"))
@@ -191,9 +207,11 @@ class RunFolder:
 
     def records(self, kind: str = "games") -> RecordFiles:
         """The record files of ``kind`` (``games`` or ``matches``); an aggregate-only
-        run's ``games`` are the few whole records its aggregates keep."""
-        if kind == "games" and self.aggregates is not None:
-            return _KeptRecords(self.path, self.aggregates)
+        run's ``games`` are the few whole records its aggregates keep, and its
+        ``matches`` (match play) none: the report reads their statistics
+        (:meth:`analysis.aggregates.MatchAggregates.summary`)."""
+        if self.aggregates is not None and kind in ("games", "matches"):
+            return _KeptRecords(self.path, self.aggregates, kind)
         return record_files(self.path, self.meta, kind)
 
     @property
@@ -374,17 +392,24 @@ def read_aggregates(path: Path, meta: dict):
 
 class _KeptRecords:
     """An aggregate-only run's ``games`` as the reports ask for them: the run's first
-    record (its seats' strategies), nothing more."""
+    record (its seats' strategies), nothing more; its ``matches`` (true in match play
+    only): no row, only their columns."""
 
-    def __init__(self, folder: Path, aggregates):
-        self.folder, self.aggregates = folder, aggregates
+    def __init__(self, folder: Path, aggregates, kind: str = "games"):
+        self.folder, self.aggregates, self.kind = folder, aggregates, kind
         self.path = folder / "aggregates"
 
     def __bool__(self) -> bool:
-        return True
+        return self.kind == "games" or self.aggregates.matches is not None
+
+    def metadata(self) -> tuple[int, tuple[str, ...]]:
+        if self.kind == "games":
+            return self.aggregates.records, self.aggregates.columns
+        return self.aggregates.matches.records, tuple(self.aggregates.matches.schema.names)
 
     def batches(self, columns, batch_size):
-        yield from self.aggregates.first_record().select(list(columns)).to_batches()
+        if self.kind == "games":
+            yield from self.aggregates.first_record().select(list(columns)).to_batches()
 
 
 class Rider:

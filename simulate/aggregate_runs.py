@@ -10,25 +10,22 @@ RECORDS = ("all", "none")
 
 
 def check_records(request, records: str) -> None:
-    """Refuse, in one line, a ``records`` value not in :data:`RECORDS`, and what an
-    aggregate-only run cannot do yet (matches, game logs)."""
+    """Refuse, in one line, a ``records`` value not in :data:`RECORDS` (an aggregate-only
+    run takes any request: single games and match play alike)."""
     if records not in RECORDS:
         raise CardsimError(f"--records is all or none, got {records!r}")
-    if records == "none":
-        if request.match_play:
-            raise CardsimError(
-                "--records none does not support match play yet (match_deals or "
-                "target_score); keep every record with --records all"
-            )
-        if getattr(request, "log", 0):
-            raise CardsimError("--records none keeps no games: it cannot be given with --log")
 
 
-def aggregated(chunk, meta: dict):
-    """``chunk``'s :class:`analysis.aggregates.Aggregates` (itself when it already is one,
-    as a cluster's task returns it)."""
-    from analysis.aggregates import Aggregates, aggregate_games
+def reduced(chunk, meta: dict):
+    """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
+    Chunk whose ``aggregates`` (:class:`analysis.aggregates.Aggregates`) stand for its
+    records, which it no longer holds; its logged games' ``events`` stay (itself when it
+    is reduced already, as a cluster's task returns it)."""
+    from analysis.aggregates import aggregate_games
 
-    if isinstance(chunk, Aggregates):
+    from .games.spec import Chunk
+
+    if chunk.aggregates is not None:
         return chunk
-    return aggregate_games(chunk.games, meta)
+    found = aggregate_games(chunk.games, meta, chunk.matches)
+    return Chunk(None, events=chunk.events, aggregates=found)

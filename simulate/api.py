@@ -108,9 +108,11 @@ def simulate(
     (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a Dask cluster
     (``docs/cluster.md``): the same records, written here; ``threads`` is then each
     worker's. ``backend="cuda"`` plays the games on an NVIDIA GPU (``docs/gpu.md``;
-    Beggar-My-Neighbour only): the same records as ``"cpu"``, the default.
-    ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the Run's ``games`` is empty and its ``aggregates`` holds the exact
-    statistics the report is built from (:mod:`analysis.aggregates`)."""
+    built-in strategies only): the same records as ``"cpu"``, the default.
+    ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
+    Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
+    is built from (:mod:`analysis.aggregates`); ``log=N`` still gives the logged games'
+    ``events``."""
     from analysis.load import Run, load_run
 
     from .engine import play_run
@@ -153,12 +155,18 @@ def simulate(
             write_report(out)
         return load_run(out)
     meta = request.meta()
+    events = None
+    if logged:
+        from .logs.tables import concat_events
+
+        events = concat_events(logged).to_pandas()
+        events.attrs.update(meta if records == "all" else {**meta, "records": records})
     if records == "none":
         meta = {**meta, "records": "none"}
         found = merged[0] if merged else None
         games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
         games_frame.attrs.update(meta)
-        return Run(path=None, meta=meta, games=games_frame, aggregates=found)
+        return Run(path=None, meta=meta, games=games_frame, aggregates=found, events=events)
     records = games_table.to_pandas()
     records["end"] = records["end"].astype("category")
     records.attrs.update(meta)
@@ -166,12 +174,6 @@ def simulate(
     if matches_table is not None:
         matches = matches_table.to_pandas()
         matches.attrs.update(meta)
-    events = None
-    if logged:
-        from .logs.tables import concat_events
-
-        events = concat_events(logged).to_pandas()
-        events.attrs.update(meta)
     return Run(path=None, meta=meta, games=records, matches=matches, events=events)
 
 
@@ -300,6 +302,7 @@ def sweep(
     negligible_share: float = NEGLIGIBLE_SHARE,
     negligible_change: float = NEGLIGIBLE_CHANGE,
     scheduler: str | None = None,
+    records: str | None = None,
 ) -> pd.DataFrame:
     """Run a house-rule study, as ``cardsim sweep STUDY.toml --out OUT``, and return its
     comparison table: one row per variant and player count, with the figures, intervals,
@@ -315,14 +318,17 @@ def sweep(
     ``negligible_share`` (percentage points of a share, 0 to under 100) and
     ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
     thresholds, as ``--negligible-share`` and ``--negligible-change``. ``scheduler``: the
-    cells' games are played on a Dask cluster, as for :func:`simulate`."""
+    cells' games are played on a Dask cluster, as for :func:`simulate`. ``records="none"``
+    (``--records none``; default: the study's ``records``, else ``"all"``): aggregate-only
+    cells, the variants of a player count played together so that the comparison stays
+    paired (``docs/studies.md``)."""
     from .studies.file import load_study
     from .studies.sweep import plan_sweep, run_sweep
 
     verdict = _verdict_options(negligible_share, negligible_change)
     if not hasattr(study, "cells"):
         study = load_study(study)
-    plan = plan_sweep(study, out, games, threads, force, resume)
+    plan = plan_sweep(study, out, games, threads, force, resume, records)
     with _cluster(scheduler, threads) as cluster:
         run_sweep(
             plan,

@@ -277,7 +277,8 @@ def play_run(
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
     receives the logged games' events tables (with ``collect``). ``records="none"``: an
     aggregate-only run (:mod:`analysis.aggregates`): no rows are kept, ``(None, None)`` is
-    returned and ``aggregates`` (a list) receives the run's merged statistics."""
+    returned, ``aggregates`` (a list) receives the run's merged statistics, and ``events``
+    the logged games' events all the same."""
     from .aggregate_runs import check_records
 
     check_records(request, records)
@@ -290,8 +291,11 @@ def play_run(
     chunks: list[Chunk] = []
     merged: list = []
 
-    def merge(found) -> None:
-        merged.append(found if not merged else merged.pop().merge(found))
+    def merge(found: Chunk) -> None:
+        statistics = found.aggregates
+        merged.append(statistics if not merged else merged.pop().merge(statistics))
+        if found.events is not None and events is not None:
+            events.append(found.events)
 
     try:
         if records == "none":
@@ -352,7 +356,8 @@ def stream(
 
     ``records="none"`` (default: the run folder's ``records``, else ``all``): every chunk
     is reduced to its :class:`analysis.aggregates.Aggregates` (by the worker, on a
-    cluster), which the writer merges and ``consume`` receives in place of the chunk.
+    cluster), which the writer merges; ``consume`` receives the reduced chunk (its
+    ``aggregates`` and its logged games' ``events``, :func:`.aggregate_runs.reduced`).
     """
     started = time.perf_counter()
     if records is None:
@@ -368,17 +373,11 @@ def stream(
 
     def deliver(first: int, count: int, chunk: Chunk) -> None:
         if records == "none":
-            from .aggregate_runs import aggregated
+            from .aggregate_runs import reduced
 
-            chunk = aggregated(chunk, meta)
-            if writer is not None:
-                writer.write(first, count, {"aggregates": chunk})
-            if consume is not None:
-                consume(chunk)
-            return
+            chunk = reduced(chunk, meta)
         if writer is not None:
-            tables = {"games": chunk.games, "matches": chunk.matches, "events": chunk.events}
-            writer.write(first, count, tables)
+            writer.write(first, count, chunk.parts())
         if consume is not None:
             consume(chunk)
 

@@ -45,7 +45,7 @@ runner = CliRunner()
 
 RUNS = {
     "single": dict(game="bmn", games=40_000, seed=11),
-    "matches": dict(game="pis-yedili", games=6_000, seed=12, players=3),
+    "matches": dict(game="pis-yedili", games=6_000, seed=12, players=3, log=2_000),
     "rotated": dict(
         game="crazy-eights",
         games=9_000,
@@ -54,6 +54,7 @@ RUNS = {
         strategies=["greedy", "random", "random"],
         rotate_seats=True,
         rules={"match_deals": None},
+        log=100,
     ),
 }
 
@@ -86,6 +87,9 @@ def records_equal(folder: Path, expected: Path) -> None:
     assert (got.matches is None) == (want.matches is None)
     if want.matches is not None:
         assert_frame_equal(got.matches, want.matches)
+    assert (got.events is None) == (want.events is None)
+    if want.events is not None:  # the logged games, played by the workers' CPU kernel
+        assert_frame_equal(got.events, want.events)
 
 
 def one_machine(folder: Path, options: dict) -> Path:
@@ -198,12 +202,28 @@ def test_cluster_records_equal_one_machine(name, local_address, tmp_path):
         assert_frame_equal(in_memory.matches, load_run(expected).matches)
 
 
+def test_logged_matches_over_several_tasks_are_numbered_as_on_one_machine(local_address, tmp_path):
+    """Each task numbers its deals (and its logged deals' events) from 0; the client
+    numbers both again: the events equal a one-machine run's, in every chunk."""
+    from simulate.cluster import connect
+    from simulate.engine import play_run
+
+    request = make_request("pis-yedili", players=2, games=1_500, seed=21, threads=1, log=1_500)
+    with connect(local_address, threads=1) as cluster:
+        play = cluster.play_chunks
+        play_run(request, out=tmp_path / "cluster", chunk_size=4096, collect=False, play=play)
+    play_run(request, out=tmp_path / "here", chunk_size=4096, collect=False)
+    assert len(assert_intact(tmp_path / "cluster", 1_500).entries) > 1
+    records_equal(tmp_path / "cluster", tmp_path / "here")
+
+
 def test_aggregate_only_run_on_a_cluster_equals_one_machine(local_address, tmp_path):
     """--records none on the cluster: the tasks' aggregates, merged in whatever order they
-    come, equal a one-machine aggregate-only run's, and so do their reports' numbers."""
+    come, equal a one-machine aggregate-only run's, and so do their reports' numbers; the
+    logged games' events come back from the workers all the same."""
     from analysis.reports import write_report
 
-    options = dict(game="bmn", games=40_000, seed=11, records="none")
+    options = dict(game="bmn", games=40_000, seed=11, records="none", log=300)
     folders = {}
     for where, scheduler in (("here", None), ("cluster", local_address)):
         folders[where] = tmp_path / where
@@ -219,6 +239,9 @@ def test_aggregate_only_run_on_a_cluster_equals_one_machine(local_address, tmp_p
     assert there.records == here.records == 40_000
     assert there.groups == here.groups
     assert there.longest.sort_by("game").equals(here.longest.sort_by("game"))
+    events = [load_run(folders[where]).events for where in ("here", "cluster")]
+    assert sorted(events[0]["game"].unique()) == list(range(300))
+    assert_frame_equal(events[1], events[0])
     for name in ("summary.csv", "balance.csv"):
         assert (folders["here"] / name).read_text() == (folders["cluster"] / name).read_text()
 
@@ -352,7 +375,7 @@ def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_pat
         app, ["simulate", "pis-yedili", "--out", str(out), "--resume", "--no-report"]
     )
     assert result.exit_code == 0, result.output
-    expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000))
+    expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000, log=0))
     records_equal(out, expected)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from beggar_helpers import kernel_records
 from test_beggar_differential import random_rules, short_deal
@@ -248,3 +249,83 @@ def test_report_log_section_of_a_beggar_run(tmp_path):
     assert (turning["trick"] <= turning["tricks"]).all()
     blocks, figures = log_section(open_run(out))
     assert any("piles were taken" in getattr(block, "text", "") for block in blocks)
+
+
+def test_an_aggregate_only_run_keeps_its_log(tmp_path):
+    """--records none keeps the logged games' events, beside the aggregates of the chunks
+    that hold them (later chunks merge into one file); they equal a full run's, the
+    aggregates equal those of the full run's records, and --resume completes the log."""
+    from analysis.aggregates import aggregate_games
+    from simulate.aggregate_runs import reduced
+    from simulate.engine import play_chunks, play_run, stream
+    from simulate.folder.manifest import read_manifest
+    from simulate.folder.writer import RunWriter
+    from simulate.request import make_request
+
+    request = make_request("crazy-eights", players=3, games=5_000, seed=9, threads=1, log=1_500)
+    meta = {**request.meta(), "records": "none"}
+    full, aggregate = tmp_path / "full", tmp_path / "none"
+    play_run(request, out=full, chunk_size=1_000, collect=False)
+    play_run(request, out=aggregate, chunk_size=1_000, collect=False, records="none")
+    entries = read_manifest(aggregate).entries
+    assert [("events" in e.parts, e.count) for e in entries] == [
+        (True, 1_000),
+        (True, 1_000),
+        (False, 3_000),
+    ]
+    kept, whole = load_run(aggregate), load_run(full)
+    assert kept.events.equals(whole.events)
+    assert sorted(kept.events["game"].unique()) == list(range(1_500))
+    records = pa.Table.from_pandas(whole.games, preserve_index=False)
+    assert kept.aggregates.groups == aggregate_games(records, meta).groups
+
+    # a crash after the first chunk; --resume completes the aggregates and the log
+    crashed = tmp_path / "crashed"
+    with RunWriter(crashed, meta) as writer:
+        first, count, chunk = next(iter(play_chunks(request, 1_000)))
+        chunk = reduced(chunk, meta)
+        writer.write(first, count, {"aggregates": chunk.aggregates, "events": chunk.events})
+    writer, _ = RunWriter.resume(crashed)
+    with writer:
+        stream(request, writer, chunk_size=1_000)
+    resumed = load_run(crashed)
+    assert resumed.events.equals(whole.events)
+    assert resumed.aggregates.groups == kept.aggregates.groups
+
+
+def test_cli_aggregate_only_run_with_a_log_reports_and_replays_it(tmp_path):
+    """The report of an aggregate-only run has the log section, and a replay of a logged
+    game prints what the same run with its records prints."""
+    texts = []
+    for records in ("none", "all"):
+        out = tmp_path / records
+        result = CliRunner().invoke(
+            app, ["simulate", "bmn", "--games", "3000", "--seed", "6", "--log", "20",
+                  "--records", records, "--out", str(out)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "piles were taken" in (out / "report.md").read_text()
+        replay = CliRunner().invoke(app, ["replay", str(out), "--game", "3"])
+        assert replay.exit_code == 0, replay.output
+        texts.append(replay.output)
+    assert texts[0] == texts[1]
+    assert "trick" in texts[0]
+
+
+def test_rotated_match_play_logs_every_seating_of_the_logged_matches():
+    """Match play with rotated seats: each logged deal's events carry its record's game,
+    match, deal and rotation, and reproduce its plays and winner (the records' and the
+    events' integer types differ: they are joined all the same)."""
+    strategies = ["greedy", "random", "random", "random"]
+    run = simulate.simulate(
+        "pis-yedili", games=12, seed=1, rotate_seats=True, log=2, strategies=strategies
+    )
+    logged = run.games[run.games["match"] < 2].set_index("game")
+    events = run.events
+    assert sorted(events["game"].unique()) == sorted(logged.index)
+    keys = events.groupby("game")[["match", "deal", "rotation"]].first()
+    assert (keys.values == logged.loc[keys.index, ["match", "deal", "rotation"]].values).all()
+    plays = events[events["event"] == "play"].groupby("game").size()
+    assert (plays == logged.loc[plays.index, "plays"]).all()
+    ends = events[events["event"] == "end"].set_index("game")
+    assert (ends["seat"] == logged.loc[ends.index, "winner"]).all()

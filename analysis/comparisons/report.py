@@ -737,6 +737,13 @@ def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
         if len(paired) and not paired.all()
         else ""
     )
+    if paired.any() and any(v.run.aggregates is not None for v in variants):
+        pairing += (
+            " Aggregate-only runs (--records none) keep no single deals: their pairs were "
+            "counted as the study played the variants of each range of games together, and "
+            "kept in each variant's folder (`paired/`); they are the counts that both runs' "
+            "records would give."
+        )
     means = [
         what
         for column, what in (

@@ -47,11 +47,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.errors import ReportError
 from analysis.load import RunFolder, scan
 from analysis.reports.matches import Matches, has_matches, read_matches
 from analysis.statistics.bootstrap import mean_difference_interval, mean_interval
 from analysis.statistics.distribution import Distribution
-from analysis.statistics.paired import Pairing, pair_runs
+from analysis.statistics.paired import Pairing, deal_sums, match_sums, pair_runs
 from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
@@ -174,6 +175,8 @@ def summarize(run: RunFolder, name: str) -> Variant:
         return Values(column)
 
     score_columns = [f"score_{s}" for s in range(run.players) if f"score_{s}" in run.columns]
+    # An aggregate-only run keeps no row to sum: its groups give the sums (_summed_scores).
+    row_sums = bool(score_columns) and run.aggregates is None
     balance = _balance_along(run)  # its counts ride along the scan below
     wins, ends, lengths, *scores = scan(
         run,
@@ -182,10 +185,12 @@ def summarize(run: RunFolder, name: str) -> Variant:
             LabelCounts("end"),
             length(),
             *(Values(c) for c in score_columns),
-            *([RowSums(score_columns)] if score_columns else []),
+            *([RowSums(score_columns)] if row_sums else []),
         ],
     )
-    score_sum = scores.pop().dist if score_columns else None
+    score_sum = scores.pop().dist if row_sums else None
+    if score_columns and not row_sums:
+        score_sum = _summed_scores(run)
     first = wins.positions if wins.positions is not None else wins.seats
     matches = read_matches(run) if has_matches(run) else None
     return Variant(
@@ -202,6 +207,38 @@ def summarize(run: RunFolder, name: str) -> Variant:
         score_sum,
         balance() if balance is not None else None,
     )
+
+
+def _summed_scores(run: RunFolder) -> Distribution:
+    """The distribution of each deal's scores summed over the seats, from an aggregate-only
+    run's groups (:mod:`analysis.aggregates`): a deal's sum is its winner's score plus
+    ``others_score`` (with no winner, ``others_score`` is the sum), so in a group where one
+    of the two takes a single value the sum's distribution is the other's, shifted. Every
+    scoring of the rule book is so (the winner scores 0, or the others do); where neither
+    is, the sum needs single deals and :class:`ReportError` says so."""
+    from analysis.aggregates import OTHERS
+
+    total = Distribution.empty()
+    for key, group in run.aggregates.groups.items():
+        others = group.get(OTHERS, Distribution.empty())
+        mine = group.get(f"score_{key[1]}") if key[1] >= 0 else None
+        if key[1] < 0:
+            total = total + others
+        elif mine is not None and mine.min() == mine.max():
+            total = total + _shifted(others, int(mine.min()))
+        elif mine is not None and others.n and others.min() == others.max():
+            total = total + _shifted(mine, int(others.min()))
+        else:
+            raise ReportError(
+                f"{run.path} is an aggregate-only run (--records none) whose deals' summed "
+                "scores cannot be told from its counts (neither the winner's score nor the "
+                "others' is constant); compare runs that keep their records"
+            )
+    return total
+
+
+def _shifted(dist: Distribution, by: int) -> Distribution:
+    return Distribution(dist.values + by, dist.counts.copy())
 
 
 def _balance_along(run: RunFolder) -> Callable[[], Any] | None:
@@ -474,16 +511,15 @@ def comparison_table(
     return table
 
 
-def _score_sums(base: Variant, variant: Variant) -> dict[str, list[str]]:
+def _score_sums(base: Variant, variant: Variant) -> dict[str, tuple[str, ...]]:
     """What :func:`analysis.statistics.paired.pair_runs` sums per deal for the score tests."""
     if base.score_sum is None or variant.score_sum is None:
         return {}
-    columns = [f"score_{s}" for s in range(base.players)]
-    return {"score": columns, **{c: [c] for c in columns}}
+    return deal_sums(base.players, base.run.columns)
 
 
-def _match_sums(base: Variant, variant: Variant) -> dict[str, list[str]]:
+def _match_sums(base: Variant, variant: Variant) -> dict[str, tuple[str, ...]]:
     """What :func:`analysis.statistics.paired.pair_runs` sums per match."""
     if base.matches is None or variant.matches is None:
         return {}
-    return {"deals": ["deals"], **{f"total_{s}": [f"total_{s}"] for s in range(base.players)}}
+    return match_sums(base.players)

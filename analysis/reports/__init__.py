@@ -103,22 +103,19 @@ def _build(run: RunFolder, top: int):
     blocks, figures = [*blocks, *logged], {**figures, **log_figures}
     found = balance()
     if run.aggregates is not None:
-        blocks, figures = _without_single_games(blocks, figures)
+        blocks, figures = _without_single_games(blocks, figures, run.aggregates)
     return _after_details(blocks, balance_section(found)), figures, found.table
 
 
-def _without_single_games(blocks: list[Block], figures: dict) -> tuple[list[Block], dict]:
+def _without_single_games(
+    blocks: list[Block], figures: dict, aggregates
+) -> tuple[list[Block], dict]:
     """An aggregate-only run's report (``--records none``): the convergence section,
     which needs the games in the order played, replaced by a sentence saying so."""
+    from analysis.aggregates import single_records_note
     from analysis.rendering.document import Paragraph
 
-    note = Paragraph(
-        "This is an aggregate-only run (--records none): it kept exact counts and "
-        "histograms of every column, the longest and first games, but no single games. "
-        "Every figure above and below is what the full records give; the convergence of "
-        "the estimates by game index, and any listing of single games beyond the longest "
-        "and first ones kept, need the records (run again with --records all)."
-    )
+    note = Paragraph(single_records_note(aggregates))
     headings = [i for i, block in enumerate(blocks) if isinstance(block, Heading)]
     at = next((i for i in headings if blocks[i].text == "Convergence"), None)
     if at is None:

@@ -9,6 +9,7 @@ winner, 1/m each for m tied winners) and ``strategy_<i>``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,6 +90,8 @@ def read_matches(run: RunFolder) -> Matches:
     """Read ``matches.parquet`` of ``run`` in batches (only the columns needed); raise
     :class:`ReportError` naming the file when it is unreadable, lacks a column, is empty, or
     a match's shares do not sum to 1."""
+    if run.aggregates is not None:  # an aggregate-only run: its matches' statistics
+        return run.aggregates.matches.summary(run.players)
     files = run.records("matches")
     path = files.path
     players = run.players
@@ -99,7 +102,10 @@ def read_matches(run: RunFolder) -> Matches:
         missing = [c for c in ("match", "deals", *totals, *shares) if c not in names]
         if missing:
             raise ReportError(f"{path}: missing columns {', '.join(missing)}")
-        n, wins = 0, np.zeros(players)
+        # Wins counted in parts of 1/lcm(1..players) (a share is 1/m): exact, so the same
+        # however the matches are summed, an aggregate-only run's (analysis.aggregates) too.
+        whole = math.lcm(*range(1, players + 1))
+        n, parts = 0, np.zeros(players, np.int64)
         dists = [Distribution.empty() for _ in range(players)]
         deals = Distribution.empty()
         for batch in files.batches(["match", "deals", *totals, *shares], BATCH_ROWS):
@@ -110,7 +116,7 @@ def read_matches(run: RunFolder) -> Matches:
                 match = int(data["match"][np.argmax(bad)])
                 raise ReportError(f"{path}: the shares of match {match} do not sum to 1")
             n += len(share)
-            wins += share.sum(axis=0)
+            parts += np.rint(share * whole).astype(np.int64).sum(axis=0)
             dists = [d + Distribution.of(data[c]) for d, c in zip(dists, totals, strict=True)]
             deals += Distribution.of(data["deals"])
     except (pa.ArrowException, OSError) as exc:
@@ -118,6 +124,7 @@ def read_matches(run: RunFolder) -> Matches:
         raise ReportError(f"{path}: unreadable Parquet file: {reason}") from exc
     if n == 0:
         raise ReportError(f"{path}: no matches recorded")
+    wins = np.array([int(part) / whole for part in parts], np.float64)
     return Matches(n=n, wins=wins, totals=dists, deals=deals)
 
 

@@ -91,6 +91,15 @@ def sweep(
     negligible_share: NegligibleShareOpt = None,
     negligible_change: NegligibleChangeOpt = None,
     scheduler: SchedulerOpt = None,
+    records: Annotated[
+        str | None,
+        typer.Option(
+            metavar="all|none",
+            help="all: every cell keeps every game's record; none: aggregate-only cells "
+            "(exact counts and histograms), the variants of a player count played together "
+            "so that the comparison stays paired (default: the study's records, else all).",
+        ),
+    ] = None,
 ):
     """Run a study's variants on the same deals, then compare them.
 
@@ -112,14 +121,15 @@ def sweep(
             raise CardsimError("--resume needs --out DIR, the folder of the study")
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"{study_file.stem}-{stamp}"
-    plan = plan_sweep(study, out, games, threads, force, resume)
+    plan = plan_sweep(study, out, games, threads, force, resume, records)
     counts = sorted({cell.players for cell in plan.cells})
     first = plan.cells[0].request
     unit = "match" if first.match_play else "game"
+    kept = ", aggregate-only" if plan.records == "none" else ""
     typer.echo(
         f"{study.title}: {count(len(study.variants), 'variant')} x "
         f"{count(len(counts), 'player count')} ({', '.join(map(str, counts))}), "
-        f"{count(first.games, unit)} each, "
+        f"{count(first.games, unit)} each{kept}, "
         f"seed {study.seed} -> {out}",
         err=True,
     )

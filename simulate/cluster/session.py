@@ -29,6 +29,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import arrow
 from ..errors import CardsimError
@@ -46,6 +47,11 @@ TASKS_PER_WORKER = 4
 :data:`simulate.engine.DEFAULT_CHUNK` records), so that the last tasks are short."""
 SMALLEST_TASK = 1 << 14
 """Records below which a run is not cut further (a task then takes some 20 ms or more)."""
+AGGREGATE_TASK_CHUNKS = 16
+"""An aggregate-only task may hold this many chunks (played and reduced one after the
+other on its worker): the client merges and writes the aggregates once per task (about
+50 ms here), so tasks of one chunk would cap a run at about 20 chunks a second, however
+many workers play them; the worker's memory stays one chunk's."""
 IN_FLIGHT_PER_WORKER = 2
 """Tasks in flight per worker: one played, one waiting, so a worker never idles for the
 round trip. The chunks held by the client are at most this many per worker."""
@@ -201,13 +207,16 @@ class Cluster:
         for address, versions in sorted(found.items()):
             check_versions(mine, versions, f"worker {address}")
 
-    def task_size(self, request: Request, chunk_size: int, left: int) -> int:
+    def task_size(self, request: Request, chunk_size: int, left: int, records="all") -> int:
         """Games (matches) per task: about :data:`TASKS_PER_WORKER` tasks per worker,
-        none over ``chunk_size`` records nor (unless the run is that small) under
+        none over ``chunk_size`` records (:data:`AGGREGATE_TASK_CHUNKS` times that in an
+        aggregate-only run, ``records="none"``) nor (unless the run is that small) under
         :data:`SMALLEST_TASK`."""
         from ..engine import games_per_chunk
 
         most = games_per_chunk(request, chunk_size)
+        if records == "none":
+            most *= AGGREGATE_TASK_CHUNKS
         smallest = games_per_chunk(request, SMALLEST_TASK)
         balanced = -(-left // (TASKS_PER_WORKER * max(1, self.workers)))
         return max(1, min(most, max(smallest, balanced)))
@@ -224,15 +233,15 @@ class Cluster:
         """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
         the games of every task as it comes back. Closing the generator cancels the tasks
-        still in flight. ``records="none"``: each task returns its chunk's
-        :class:`analysis.aggregates.Aggregates`, yielded in place of the chunk."""
+        still in flight. ``records="none"``: each task returns its chunk reduced to its
+        statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it is."""
         from distributed import as_completed
 
         from ..engine import DEFAULT_CHUNK, _progress_bar, chunk_spans
 
         spans = [(0, request.games)] if spans is None else spans
         left = sum(stop - first for first, stop in spans)
-        size = self.task_size(request, chunk_size or DEFAULT_CHUNK, left)
+        size = self.task_size(request, chunk_size or DEFAULT_CHUNK, left, records)
         tasks = [chunk for first, stop in spans for chunk in chunk_spans(first, stop, size)]
         task = describe(request, threads=self.threads)
         window = max(2, IN_FLIGHT_PER_WORKER * self.workers)
@@ -252,6 +261,7 @@ class Cluster:
                             at,
                             games,
                             records,
+                            chunk_size,
                             key=f"cardsim-{run_id}-{at}",
                             pure=False,
                         )
@@ -263,13 +273,10 @@ class Cluster:
                         arrived[at] = self._result(future, tasks[at])
                         bar.advance(tasks[at][1])
                     chunk = arrived.pop(position)
-                    if records == "none":
-                        yield first, count, chunk
-                        continue
                     if request.match_play:
                         row = replayed + (rows_before(first) if rows_before else 0)
                         chunk = numbered(chunk, row)
-                    replayed += chunk.games.num_rows
+                    replayed += _records(chunk)
                     yield first, count, chunk
             finally:
                 queue.clear()
@@ -304,14 +311,29 @@ class Cluster:
             ) from None
 
 
+def _records(chunk: Chunk) -> int:
+    """The records (deals in match play) ``chunk`` holds or, reduced, stands for."""
+    return chunk.games.num_rows if chunk.aggregates is None else chunk.aggregates.records
+
+
 def numbered(chunk: Chunk, row: int) -> Chunk:
-    """``chunk`` with its records' ``game`` numbered from ``row`` (match play: a task
-    numbers them from 0, not knowing how many deals the matches before it had)."""
+    """``chunk`` with its records' ``game`` numbered from ``row``, and its logged deals'
+    events with them (match play: a task numbers them from 0, not knowing how many deals
+    the matches before it had)."""
     games = chunk.games
-    index = games.schema.get_field_index("game")
-    numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
-    games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
-    return dataclasses.replace(chunk, games=games)
+    if games is not None:
+        index = games.schema.get_field_index("game")
+        numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
+        games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
+    events = chunk.events
+    if events is not None:
+        index = events.schema.get_field_index("game")
+        shifted = pc.add(events["game"], pa.scalar(row, events.schema.field(index).type))
+        events = events.set_column(index, events.schema.field(index), shifted)
+    found = chunk.aggregates  # aggregate-only: the longest and first deals it keeps
+    if found is not None:
+        found = found.shifted(row)
+    return dataclasses.replace(chunk, games=games, events=events, aggregates=found)
 
 
 __all__ = ["VERSIONED", "Cluster", "connect", "numbered"]

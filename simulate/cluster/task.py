@@ -174,28 +174,76 @@ def request_of(task: TaskRequest) -> Request:
         rules={key: value for key, value in meta["rules"].items() if key != "preset"},
         strategies=strategies,
         rotate_seats=meta.get("rotate_seats", False),
+        log=meta.get("log", 0),
     )
 
 
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def play_task(task: TaskRequest, first: int, count: int, records: str = "all") -> Chunk:
+@dataclass(frozen=True)
+class Along:
+    """``records`` of :func:`play_task` for an aggregate-only study's cells of one player
+    count (:mod:`simulate.paired_runs`): the task plays its range of the base (its
+    ``task``) and of each of ``variants`` together, and returns their statistics and
+    paired counts (:class:`~simulate.paired_runs.PlayedTogether`)."""
+
+    variants: tuple[TaskRequest, ...]
+
+
+def play_task(
+    task: TaskRequest,
+    first: int,
+    count: int,
+    records: str | Along = "all",
+    chunk_size: int | None = None,
+) -> Chunk:
     """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
     the chunk's records from 0: the client, which knows how many records precede them,
-    numbers them again."""
+    numbers them again. ``records`` "none": the chunk reduced to its statistics (played
+    ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`); an
+    :class:`Along`: those of the variants played along too."""
     import numba
 
     from ..engine import play_chunk
 
     check_versions(dict(task.versions), worker_versions(), worker_name())
     request = request_of(task)
+    if isinstance(records, Along):
+        from ..paired_runs import play_together
+
+        requests = [request, *(request_of(variant) for variant in records.variants)]
+        with _ONE_AT_A_TIME:
+            numba.set_num_threads(request.threads)
+            return Chunk(None, aggregates=play_together(requests, first, count))
+    if records == "none":  # an aggregate-only run: only the statistics (and logs) travel
+        return _reduced_task(request, json.loads(task.meta), first, count, chunk_size)
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)
-        chunk = play_chunk(request, first, count, 0)
-    if records == "none":  # an aggregate-only run: only the statistics cross the network
-        from ..aggregate_runs import aggregated
+        return play_chunk(request, first, count, 0)
 
-        return aggregated(chunk, json.loads(task.meta))
-    return chunk
+
+def _reduced_task(
+    request: Request, meta: dict, first: int, count: int, chunk_size: int | None
+) -> Chunk:
+    """Games (matches) ``first .. first + count - 1`` reduced to their statistics, played
+    a chunk's worth at a time (an aggregate-only task may hold many chunks: the worker's
+    memory stays one chunk's), each chunk reduced and merged into the last; the deals are
+    numbered from 0 across the whole task, as in one chunk."""
+    import numba
+
+    from ..aggregate_runs import reduced
+    from ..engine import DEFAULT_CHUNK, games_per_chunk, play_chunk
+    from ..logs.tables import concat_events
+
+    size = games_per_chunk(request, chunk_size or DEFAULT_CHUNK)
+    merged, events, rows = None, [], 0
+    with _ONE_AT_A_TIME:
+        numba.set_num_threads(request.threads)
+        for at in range(first, first + count, size):
+            part = reduced(play_chunk(request, at, min(size, first + count - at), rows), meta)
+            rows += part.aggregates.records
+            merged = part.aggregates if merged is None else merged.merge(part.aggregates)
+            events.append(part.events)
+    return Chunk(None, events=concat_events(events), aggregates=merged)

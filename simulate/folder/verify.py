@@ -114,6 +114,8 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
     healthy = [entry for entry in manifest.entries if id(entry) not in damaged]
     if request is None or not healthy:
         return set()
+    if meta.get("records") == "none":
+        return _check_kept(folder, meta, request, healthy, replay, verdict)
     wrong = set()
     key = "match" if request.match_play else "game"
     for entry, games in _sample(healthy, replay, int(meta.get("seed", 0))):
@@ -124,6 +126,58 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
         if _compare(request, key, games, stored, matches, entry.parts["games"].file, verdict):
             wrong.add(entry.first)
     return wrong
+
+
+def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict) -> set[int]:
+    """An aggregate-only run keeps no row per game: the whole records it keeps (the
+    longest and first games of each chunk) are replayed, up to ``replay`` of them, in
+    single games; a match-play run keeps no whole match, so only the checksums check it.
+    Returns the ``first`` of the chunks whose kept records differ from their replay."""
+    from analysis.aggregates import Aggregates
+
+    if request.match_play:
+        verdict.notes.append(
+            "an aggregate-only run of matches keeps no whole match to replay: its files' "
+            "checksums check it"
+        )
+        return set()
+    wrong = set()
+    rng = np.random.default_rng([int(meta.get("seed", 0)) & (2**63 - 1), 0x5EED])
+    for entry in healthy:
+        if verdict.replayed >= replay or "aggregates" not in entry.parts:
+            continue
+        kept = Aggregates.from_bytes((folder / entry.parts["aggregates"].file).read_bytes())
+        stored = pa.concat_tables([kept.longest, kept.first]).combine_chunks()
+        games = sorted(set(stored["game"].to_pylist()))
+        chosen = rng.permutation(games)[: replay - verdict.replayed].tolist()
+        for game in sorted(chosen):
+            difference = _kept_differs(request, game, stored)
+            verdict.replayed += 1
+            if difference:
+                verdict.problems.append(
+                    f"{entry.parts['aggregates'].file}: game {game:,} differs from its "
+                    f"replay ({difference})"
+                )
+                wrong.add(entry.first)
+    return wrong
+
+
+def _kept_differs(request, game: int, stored: pa.Table) -> str | None:
+    """What differs between the records of ``game`` kept in ``stored`` (some of its
+    seatings, perhaps twice: longest and first) and a replay of it, or None."""
+    from ..engine import play_one
+
+    have = stored.filter(pc.equal(stored["game"], game))
+    want = play_one(request, game).games
+    if "rotation" in have.column_names:
+        rotations = sorted(set(have["rotation"].to_pylist()))
+        have = pa.concat_tables(
+            [have.filter(pc.equal(have["rotation"], r)).slice(0, 1) for r in rotations]
+        )
+        want = want.filter(pc.is_in(want["rotation"], pa.array(rotations, pa.int8())))
+    else:
+        have = have.slice(0, 1)
+    return _differs(have, want)
 
 
 def _compare(request, key: str, games: list[int], stored, matches, file: str, verdict) -> bool:
@@ -211,13 +265,21 @@ def _replay_differs(request, key: str, game: int, stored: pa.Table, matches) -> 
             ("matches ", matches.filter(pc.equal(matches["match"], game)), replayed.matches)
         )
     for label, have, want in tables:
-        if have.num_rows != want.num_rows:
-            return f"{label}{have.num_rows} records stored, {want.num_rows} replayed"
-        for name in want.column_names:
-            if name not in have.column_names:
-                return f"{label}column {name} missing"
-            if have[name].to_pylist() != want[name].to_pylist():
-                return f"{label}column {name}"
+        difference = _differs(have, want, label)
+        if difference:
+            return difference
+    return None
+
+
+def _differs(have: pa.Table, want: pa.Table, label: str = "") -> str | None:
+    """The first difference between stored records ``have`` and replayed ``want``."""
+    if have.num_rows != want.num_rows:
+        return f"{label}{have.num_rows} records stored, {want.num_rows} replayed"
+    for name in want.column_names:
+        if name not in have.column_names:
+            return f"{label}column {name} missing"
+        if have[name].to_pylist() != want[name].to_pylist():
+            return f"{label}column {name}"
     return None
 
 
@@ -235,7 +297,12 @@ def _repair(folder: Path, request, wrong: set[int], verdict: Verdict, echo) -> N
         rows_before = writer.manifest.rows_before  # the chunks kept, not those replayed
         for first, stop in spans:
             echo(f"playing again games {first:,}-{stop - 1:,}")
-        for first, count, chunk in play_chunks(request, DEFAULT_CHUNK, False, spans, rows_before):
-            writer.write(first, count, {"games": chunk.games, "matches": chunk.matches})
+        chunks = play_chunks(request, DEFAULT_CHUNK, False, spans, rows_before)
+        for first, count, chunk in chunks:
+            if meta.get("records") == "none":
+                from ..aggregate_runs import reduced
+
+                chunk = reduced(chunk, meta)
+            writer.write(first, count, chunk.parts())
         writer.finish({"status": meta.get("status", "interrupted")})
     verdict.repaired = [f"games {first:,}-{stop - 1:,}" for first, stop in spans]

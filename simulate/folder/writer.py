@@ -263,8 +263,9 @@ class RunWriter:
 
     @property
     def rows(self) -> int:
-        """Records held so far (games; deals in match play)."""
-        return self.manifest.rows("games")
+        """Records held so far (games; deals in match play), or that an aggregate-only
+        run's chunks stand for."""
+        return sum(entry.records for entry in self.manifest.entries)
 
     def todo(self, games: int) -> list[tuple[int, int]]:
         """``(first, stop)`` of the games (matches) no finished chunk holds."""
@@ -275,18 +276,11 @@ class RunWriter:
         record tables by kind (``games``, and ``matches`` in match play). A full disk
         raises :class:`DiskFull`; the chunk is then not counted and leaves no file."""
         if "aggregates" in tables:
-            return self._write_aggregates(first, count, tables["aggregates"])
-        parts = {}
+            return self._write_aggregates(
+                first, count, tables["aggregates"], tables.get("events"), tables.get("paired")
+            )
         try:
-            for kind, table in tables.items():
-                if table is None:
-                    continue
-                data = parquet_bytes(table)
-                name = part_file(kind, first)
-                (self.folder / kind).mkdir(exist_ok=True)
-                mf.write_file(self.folder / name, data, durable=self.durable)
-                parts[kind] = mf.Part(name, table.num_rows, data.size, mf.sha256_of(data))
-            entry = mf.Entry(first, count, parts)
+            entry = mf.Entry(first, count, self._write_parts(first, tables))
             mf.append_line(self.folder, entry.to_line(), durable=self.durable)
         except OSError as exc:
             if exc.errno in _NO_SPACE:
@@ -294,17 +288,47 @@ class RunWriter:
             raise
         self.manifest = self.manifest.with_entry(entry)
 
-    def _write_aggregates(self, first: int, count: int, found) -> None:
+    def _write_parts(self, first: int, tables: dict[str, pa.Table | None]) -> dict:
+        """Write the chunk at ``first``'s files, one per kind of table (None: no file), each
+        durable; their :class:`~.manifest.Part` by kind."""
+        parts = {}
+        for kind, table in tables.items():
+            if table is None:
+                continue
+            data = parquet_bytes(table)
+            name = part_file(kind, first)
+            (self.folder / kind).mkdir(exist_ok=True)
+            mf.write_file(self.folder / name, data, durable=self.durable)
+            parts[kind] = mf.Part(name, table.num_rows, data.size, mf.sha256_of(data))
+        return parts
+
+    def _write_aggregates(
+        self, first: int, count: int, found, events: pa.Table | None, paired=None
+    ) -> None:
         """An aggregate-only chunk (:class:`analysis.aggregates.Aggregates`): merged into
         the chunk that ends where it starts, written as one new file (durable), the
         manifest replaced atomically, the old file removed; so the folder holds one
-        aggregates file of bounded size, and a crash loses at most this chunk."""
+        aggregates file of bounded size, and a crash loses at most this chunk.
+
+        A chunk that holds logged games (``events``) keeps its own entry, its events file
+        beside its aggregates, and later chunks do not merge into it: the logged games are
+        the run's first, so the folder holds one more aggregates file per such chunk.
+
+        ``paired`` (a study's variant: its paired counts against the base,
+        :class:`analysis.paired_counts.PairedCounts`) is merged and written the same way,
+        a ``paired`` file in the same entry, where the entry it merges into has one."""
         from analysis.aggregates import Aggregates
 
         previous = next(
-            (e for e in self.manifest.entries if e.stop == first and "aggregates" in e.parts),
+            (
+                e
+                for e in self.manifest.entries
+                if e.stop == first and "aggregates" in e.parts and "events" not in e.parts
+            ),
             None,
         )
+        if events is not None:
+            previous = None
         start, merged = first, found
         if previous is not None:
             held = getattr(self, "_aggregates", None)
@@ -318,7 +342,11 @@ class RunWriter:
             (self.folder / "aggregates").mkdir(exist_ok=True)
             mf.write_file(self.folder / name, data, durable=self.durable)
             part = mf.Part(name, merged.records, len(data), mf.sha256_of(data))
-            entry = mf.Entry(start, first + count - start, {"aggregates": part})
+            parts = {"aggregates": part, **self._write_parts(first, {"events": events})}
+            pairs = self._merged_pairs(previous, paired)
+            if pairs is not None:
+                parts["paired"] = self._write_merged("paired", start, first + count, pairs)
+            entry = mf.Entry(start, first + count - start, parts)
             kept = [e for e in self.manifest.entries if e is not previous and e.first != start]
             manifest = mf.Manifest(sorted([*kept, entry], key=lambda e: e.first))
             mf.rewrite(self.folder, manifest, durable=self.durable)
@@ -328,8 +356,34 @@ class RunWriter:
             raise
         self.manifest = manifest
         self._aggregates = (entry, merged)
+        self._pairs = (entry, pairs)
         if previous is not None and previous.parts["aggregates"].file != name:
             (self.folder / previous.parts["aggregates"].file).unlink(missing_ok=True)
+        old_pairs = previous.parts.get("paired") if previous is not None else None
+        if old_pairs is not None and old_pairs.file != getattr(parts.get("paired"), "file", None):
+            (self.folder / old_pairs.file).unlink(missing_ok=True)
+
+    def _merged_pairs(self, previous, found):
+        """A chunk's paired counts merged into those of the entry ``previous`` (None: it
+        starts a new entry); None where there are none, or where ``previous`` has no pairs
+        to merge into (pairs that covered part of an entry would mislead)."""
+        if found is None or previous is None:
+            return found
+        if "paired" not in previous.parts:
+            return None
+        held = getattr(self, "_pairs", None)
+        if held is None or held[0] is not previous or held[1] is None:
+            data = (self.folder / previous.parts["paired"].file).read_bytes()
+            held = (previous, type(found).from_bytes(data))
+        return held[1].merge(found)
+
+    def _write_merged(self, kind: str, start: int, stop: int, merged) -> mf.Part:
+        """Write the merged ``kind`` file of games ``start .. stop - 1`` (durable)."""
+        data = merged.to_bytes()
+        name = f"{kind}/{start:012d}-{stop:012d}.parquet"
+        (self.folder / kind).mkdir(exist_ok=True)
+        mf.write_file(self.folder / name, data, durable=self.durable)
+        return mf.Part(name, merged.records, len(data), mf.sha256_of(data))
 
     def _disk_full(self, count: int) -> DiskFull:
         games = int(self.meta.get("games", 0))

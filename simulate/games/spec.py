@@ -63,13 +63,24 @@ class Preset:
 class Chunk:
     """The records of consecutive games (or matches) of a run."""
 
-    games: pa.Table
+    games: pa.Table | None
     """One row per game (per deal in match play)."""
     matches: pa.Table | None = None
     """Match play: one row per match."""
     events: pa.Table | None = None
     """The logged games' events (``events.parquet``; :mod:`simulate.logs.events`), None
     when none of the chunk's games is logged."""
+    aggregates: Any = None
+    """An aggregate-only run (``--records none``): the chunk's statistics
+    (:class:`analysis.aggregates.Aggregates`), in place of its records (``games`` and
+    ``matches`` are then None); ``events`` is kept all the same."""
+
+    def parts(self) -> dict[str, Any]:
+        """What a run folder keeps of the chunk, by record kind, as
+        :meth:`simulate.folder.writer.RunWriter.write` takes it (None: no file)."""
+        if self.aggregates is not None:
+            return {"aggregates": self.aggregates, "events": self.events}
+        return {"games": self.games, "matches": self.matches, "events": self.events}
 
 
 class GameEngine(Protocol):

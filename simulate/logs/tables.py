@@ -19,6 +19,10 @@ def interleave_events(parts: Sequence, games: pa.Table) -> pa.Table | None:
     if "match" in events.column_names:
         keys = ["match", "rotation", "deal"]
         numbers = games.select([*keys, "game"]).rename_columns([*keys, "row"])
+        for key in keys:  # the records' integer types need not be the events' (deal)
+            index = numbers.schema.get_field_index(key)
+            column = numbers[key].cast(events.schema.field(key).type)
+            numbers = numbers.set_column(index, key, column)
         joined = events.join(numbers, keys, join_type="left outer")
         index = events.schema.get_field_index("game")
         events = joined.set_column(index, "game", joined["row"]).drop_columns(["row"])

@@ -13,6 +13,7 @@ allowed. The format (README, "Studies")::
     rules = { }                  # optional: overrides for every variant
     strategies = ["random"]      # optional: every variant's seats (shedding games)
     skill = "hold-wilds"         # optional: also play each cell's skill games (its /skill)
+    records = "none"             # optional: aggregate-only cells, as --records none
 
     [[variant]]                  # two or more; the first is the base of the comparison
     name = "adding"              # letters, digits, '-', '_' and '.'; unique
@@ -48,6 +49,7 @@ STUDY_KEYS = (
     "rules",
     "strategies",
     "skill",
+    "records",
     "variant",
 )
 VARIANT_KEYS = ("name", "rules", "strategies", "description")
@@ -100,6 +102,9 @@ class Study:
     variants: tuple[Variant, ...]
     skill: str | None = None
     """The skilled strategy whose skill games each cell also plays, or None."""
+    records: str = "all"
+    """What each cell keeps: ``all`` its records, ``none`` its statistics alone (an
+    aggregate-only study, :mod:`simulate.paired_runs`)."""
 
     def error(self, key_path: tuple, message: str) -> CardsimError:
         """A one-line error naming this file and the line of ``key_path``."""
@@ -306,7 +311,19 @@ def load_study(path: str | Path) -> Study:
     strategies = _strategies(data.get("strategies"), ("strategies",), fail)
     variants = _variants(data.get("variant"), fail)
     skill = _skill(data.get("skill"), game, fail)
-    return Study(path, text, title, game, players, games, seed, rules, strategies, variants, skill)
+    records = _records(data.get("records", "all"), fail)
+    return Study(
+        path, text, title, game, players, games, seed, rules, strategies, variants, skill, records
+    )
+
+
+def _records(value, fail) -> str:
+    """The ``records`` key: ``all`` or ``none``, as ``--records`` takes it."""
+    from ..aggregate_runs import RECORDS
+
+    if value not in RECORDS:
+        raise fail(("records",), f"records must be {' or '.join(RECORDS)} in quotes, got {value!r}")
+    return value
 
 
 def _skill(value, game: str, fail) -> str | None:
@@ -437,7 +454,7 @@ def _variants(value, fail) -> tuple[Variant, ...]:
 
 def expected_meta(cell: Cell) -> dict:
     """What a finished or interrupted run of ``cell`` must record in its run.json (the
-    settings that decide its records), in JSON form."""
+    settings that decide its records), in JSON form (what it keeps, ``records``, aside)."""
     meta = json.loads(json.dumps(cell.request.meta()))
     meta.pop("threads")
     meta.pop("family")  # not in the run.json of runs before it; the game decides it

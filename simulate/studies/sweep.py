@@ -11,11 +11,17 @@ already holds a study is refused unless ``force`` (its cells are overwritten) or
 (finished cells are kept, an interrupted one is completed, missing ones are run; a cell
 whose folder holds a run of other settings is refused). Each cell streams through
 :func:`simulate.engine.stream`, so an interruption keeps its finished chunks.
+
+With ``records="none"`` (``--records none``, or ``records = "none"`` in the study) every
+cell is an aggregate-only run folder, and the cells of one player count are played
+together, range by range, so that each variant keeps its paired counts against the base
+and the comparison stays paired (:mod:`simulate.paired_runs`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +52,9 @@ class SweepPlan:
     skill_actions: list[str] | None = None
     """What to do with each cell's skill games (``<cell>/skill``), where the study asks
     for them (``skill = "..."``)."""
+    records: str = "all"
+    """What each cell keeps: ``all`` its records, ``none`` its statistics and, for a
+    variant, its paired counts against the base (aggregate-only cells)."""
 
     def cell_folder(self, cell: Cell) -> Path:
         return self.out / cell.folder_name
@@ -57,6 +66,8 @@ class SweepPlan:
 
     def resume_command(self) -> str:
         trial = f" --games {self.games}" if self.games is not None else ""
+        if self.records != self.study.records:
+            trial += f" --records {self.records}"
         return f"cardsim sweep {self.study.path} --out {self.out} --resume{trial}"
 
 
@@ -67,12 +78,16 @@ def plan_sweep(
     threads: int | None = None,
     force: bool = False,
     resume: bool = False,
+    records: str | None = None,
 ) -> SweepPlan:
-    """Check the study's cells and the output folder; raise CardsimError, writing nothing."""
+    """Check the study's cells and the output folder; raise CardsimError, writing nothing.
+    ``records``: what the cells keep, ``all`` or ``none`` (default: the study's)."""
     out = Path(out)
     if force and resume:
         raise CardsimError("give --resume (complete the study in --out) or --force, not both")
+    records = study.records if records is None else records
     cells = study.cells(games, threads)
+    _check_records(study, cells, records)
     if is_locked(out):
         raise FolderInUse(f"{out} is in use by another sweep; wait for it to finish")
     existing = next(path for path in (out, *out.parents) if path.exists())
@@ -86,14 +101,39 @@ def plan_sweep(
             f"{out} already holds a study; pass --resume to complete it or --force to "
             "overwrite it, or choose another --out"
         )
-    actions = [_action(out / cell.folder_name, cell, games) if resume else RUN for cell in cells]
+    actions = [
+        _action(out / cell.folder_name, cell, games, records) if resume else RUN for cell in cells
+    ]
     skill_actions = [
         _action(out / cell.folder_name / SKILL_FOLDER, _skill_cell(cell), games)
         if resume and cell.skill is not None
         else RUN
         for cell in cells
     ]
-    return SweepPlan(study, out, cells, actions, games, skill_actions)
+    return SweepPlan(study, out, cells, actions, games, skill_actions, records)
+
+
+def _check_records(study: Study, cells: list[Cell], records: str) -> None:
+    """Refuse, in one line, a ``records`` value the cells cannot keep."""
+    from ..aggregate_runs import RECORDS, check_records
+
+    if records not in RECORDS:
+        raise CardsimError(f"--records is {' or '.join(RECORDS)}, got {records!r}")
+    if records == "all":
+        return
+    if study.skill is not None:
+        raise study.error(
+            ("skill",),
+            "skill games cannot be aggregate-only (skill is counted deal by deal, over each "
+            "deal's seatings): drop the skill key, or keep every record with --records all",
+        )
+    for cell in cells:
+        try:
+            check_records(cell.request, records)
+        except CardsimError as exc:
+            raise CardsimError(
+                f"{study.path}: variant '{cell.variant.name}' with {cell.players} players: {exc}"
+            ) from None
 
 
 def _skill_cell(cell: Cell) -> Cell:
@@ -101,11 +141,17 @@ def _skill_cell(cell: Cell) -> Cell:
     return Cell(cell.variant, cell.players, cell.skill)
 
 
-def _action(folder: Path, cell: Cell, games: int | None) -> str:
+def _action(folder: Path, cell: Cell, games: int | None, records: str = "all") -> str:
     """What --resume does with one cell's folder: run it, resume it or skip it."""
     if not holds_run(folder):
         return RUN
     meta = read_meta(folder)
+    held = meta.get("records", "all")
+    if held != records:
+        raise CardsimError(
+            f"{folder} holds a run with --records {held}, not {records} as this sweep asks; "
+            f"give --records {held} to complete it, or --force to overwrite it"
+        )
     expected = expected_meta(cell)
     for key, value in expected.items():
         if meta.get(key) != value:
@@ -156,6 +202,10 @@ def run_sweep(
 def _run_cells(
     plan: SweepPlan, progress: bool, echo: Callable[[str], None], chunk_size, cluster=None
 ) -> None:
+    if plan.records == "none":
+        for players in sorted({cell.players for cell in plan.cells}):
+            _play_together(plan, players, progress, echo, chunk_size, cluster)
+        return
     total = len(plan.cells)
     skill_actions = plan.skill_actions or [RUN] * total
     for number, cell in enumerate(plan.cells, 1):
@@ -202,6 +252,59 @@ def _play(
             raise SweepInterrupted(
                 f"{label}: {what}; the finished cells are kept; resume with: "
                 f"{plan.resume_command()}"
+            ) from None
+
+
+def _play_together(
+    plan: SweepPlan, players: int, progress, echo: Callable[[str], None], chunk_size, cluster
+) -> None:
+    """The aggregate-only cells of ``players``, played together (:mod:`simulate.paired_runs`):
+    each range of games of every variant, its statistics and paired counts written into
+    the cells' folders; complete cells are kept (and played again only as the base of
+    another cell's pairs)."""
+    from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
+    from ..paired_runs import CellsWriter, cell_meta, play_here, play_on
+
+    cells = [(i, cell) for i, cell in enumerate(plan.cells) if cell.players == players]
+    total = len(plan.cells)
+    with ExitStack() as stack:
+        writers = []
+        for i, cell in cells:
+            folder = plan.cell_folder(cell)
+            label = f"[{i + 1}/{total}] {cell.variant.name}, {players} players -> {folder}"
+            action = plan.actions[i]
+            writer = None
+            if action == SKIP:
+                echo(f"{label}: complete, kept")
+            elif action == RESUME:
+                writer, _ = RunWriter.resume(folder)
+                stack.enter_context(writer)
+                units = "matches" if cell.request.match_play else "games"
+                echo(f"{label}: resuming after {writer.manifest.completed:,} {units}")
+            else:
+                writer = stack.enter_context(RunWriter(folder, cell_meta(cell.request), force=True))
+                echo(label)
+            writers.append(writer)
+        if all(writer is None for writer in writers):
+            return
+        names = ", ".join(cell.variant.name for _, cell in cells)
+        echo(f"{players} players: {names} played together (aggregate-only, paired)")
+        requests = [cell.request for _, cell in cells]
+        play = play_here(requests) if cluster is None else play_on(cluster, requests)
+        try:
+            stream(
+                requests[0],
+                CellsWriter(writers, plan.out),
+                progress=progress,
+                chunk_size=chunk_size or DEFAULT_CHUNK,
+                play=play,
+                records="none",
+            )
+        except RunInterrupted as exc:
+            what = "complete, then interrupted" if exc.complete else str(exc)
+            raise SweepInterrupted(
+                f"{players} players ({names}): {what}; the finished cells and chunks are "
+                f"kept; resume with: {plan.resume_command()}"
             ) from None
 
 
