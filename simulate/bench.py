@@ -19,6 +19,11 @@ what durability costs.
 ``--only logs`` times whole runs with and without ``--log 1000`` (the event log of their
 first 1,000 games), in turn, and prints what the log costs.
 
+``--only cluster`` starts a real Dask scheduler and one one-thread worker per core here,
+and times whole runs on it against ``--threads`` on this machine (with and without
+``--records none``), the overhead per task and the bytes per game that cross the network
+(:mod:`simulate.cluster.bench`).
+
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after): for each kernel,
 a fresh process of each tree plays ``--games`` games on one thread, in turn (old, new, old,
@@ -27,11 +32,13 @@ machine disturbs less than wall time) and the ratio. It measures what a change c
 as the tension columns. ``REV`` must have the same batch functions
 (``beggar.batch.play_random``, ``shedding.batch.play_random``).
 
-``--backend cuda`` prints Beggar-My-Neighbour's rates on the GPU (the kernel alone, and with
-the records copied back) beside the CPU's; without a usable GPU it says so in one line.
+``--backend cuda`` prints the rates on the GPU (the kernel alone, and with the records copied
+back) beside the CPU's: Beggar-My-Neighbour for 2, 3 and 4 players, and each shedding preset
+with ``random`` in every seat for 2 and 4 players; without a usable GPU it says so in one
+line.
 
 Usage: ``python -m simulate.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability] [--against REV]
+[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster] [--against REV]
 [--backend cpu|cuda]``.
 """
 
@@ -99,7 +106,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure")
     parser.add_argument(
         "--only",
-        choices=("bmn", "shedding", "openspiel", "strategies", "runs", "durability", "logs"),
+        choices=(
+            "bmn",
+            "shedding",
+            "openspiel",
+            "strategies",
+            "runs",
+            "durability",
+            "logs",
+            "cluster",
+        ),
     )
     parser.add_argument(
         "--against", metavar="REV", help="compare the kernels with those of git revision REV"
@@ -108,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         "--backend",
         choices=("cpu", "cuda"),
         default="cpu",
-        help="cuda: the GPU kernels' rates beside the CPU's (Beggar-My-Neighbour)",
+        help="cuda: the GPU kernels' rates beside the CPU's",
     )
     args = parser.parse_args(argv)
     if args.backend == "cuda":
@@ -126,6 +142,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.only == "logs":
         log_cost(args.games, args.repeats, cores)
+        return
+    if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
+        from .cluster.bench import cluster_bench
+
+        cluster_bench(args.games, args.repeats, workers=cores)
         return
     print(
         f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
@@ -185,9 +206,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def gpu_rates(games: int, repeats: int, cores: int) -> None:
-    """``--backend cuda``: Beggar-My-Neighbour deals/s on the GPU, the kernel alone (records
-    left on the device) and with the records copied to the host, beside all the CPU cores;
-    one line and nothing else without a usable GPU."""
+    """``--backend cuda``: games per second on the GPU, the kernel alone (records left on the
+    device) and with the records copied to the host, beside all the CPU cores:
+    Beggar-My-Neighbour deals, then each shedding preset with ``random`` in every seat (a
+    quarter as many games, as the CPU's bench); one line and nothing else without a usable
+    GPU."""
     from .errors import CardsimError
     from .gpu import check_backend, simulated
 
@@ -200,15 +223,20 @@ def gpu_rates(games: int, repeats: int, cores: int) -> None:
         print("GPU bench skipped: the CUDA simulator is on (NUMBA_ENABLE_CUDASIM): no rates")
         return
     from .games.beggar import cuda_batch
+    from .games.shedding import cuda_batch as shedding_cuda
 
     cuda = cuda_batch.cuda
     device = cuda.get_current_device()
     name = device.name.decode() if isinstance(device.name, bytes) else device.name
     print(
-        f"{games:,} deals per run, median of {repeats} runs; GPU {name} "
-        f"({device.MULTIPROCESSOR_COUNT} SMs), CPU {cores} threads"
+        f"{games:,} deals (shedding: {games // 4:,} games) per run, median of {repeats} runs; "
+        f"GPU {name} ({device.MULTIPROCESSOR_COUNT} SMs), CPU {cores} threads"
     )
-    print(f"{'beggar-my-neighbour':<22} {'GPU kernel':>14} {'GPU + copy':>14} {'CPU':>14}")
+    print(f"{'games/s':<32} {'GPU kernel':>14} {'GPU + copy':>14} {'CPU':>14}")
+
+    def row(label: str, kernel, copied, cpu, count: int) -> None:
+        rates = [median_rate(play, count, cores, repeats) for play in (kernel, copied, cpu)]
+        print(f"{label:<32} " + " ".join(f"{r:>14,.0f}" for r in rates), flush=True)
 
     for players in (2, 3, 4):
         rules = BeggarRules()
@@ -223,12 +251,25 @@ def gpu_rates(games: int, repeats: int, cores: int) -> None:
         def cpu(seed, count, players=players, rules=rules):
             return beggar.play_random(seed, 0, count, players, rules)
 
-        rates = [
-            median_rate(kernel, games, cores, repeats),
-            median_rate(copied, games, cores, repeats),
-            median_rate(cpu, games, cores, repeats),
-        ]
-        print(f"{f'{players} players (deals/s)':<22} " + " ".join(f"{r:>14,.0f}" for r in rates))
+        row(f"beggar-my-neighbour, {players}p", kernel, copied, cpu, games)
+    for preset_name in PRESETS:
+        for players in (2, 4):
+            rules, seats = preset(preset_name), ["random"] * players
+
+            def on_device(seed, count, rules=rules, players=players, seats=seats):
+                shedding_cuda.play_on_device(rules, players, seats, seed, 0, count)
+                cuda.synchronize()
+
+            def shedding_copied(seed, count, rules=rules, players=players, seats=seats):
+                return shedding_cuda.play_random(rules, players, seats, seed, 0, count)
+
+            row(
+                f"{preset_name}, {players}p, random",
+                on_device,
+                shedding_copied,
+                _shedding(preset_name, players, "random"),
+                games // 4,
+            )
 
 
 RUNS = (

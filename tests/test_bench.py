@@ -23,3 +23,27 @@ def test_whole_runs_prints_each_run_with_its_ratio(capsys):
         one, every = (float(wall) for wall in re.findall(r"(\d+\.\d\d) s", row))
         assert one > 0 and every > 0
         assert float(row.split()[-1]) == pytest.approx(one / every, rel=0.02)
+
+
+@pytest.mark.slow
+def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
+    """``--only cluster`` on a real dask scheduler and two workers started for it: both
+    runs of each kind, the task overhead, and the bytes of a task's result, an
+    aggregate-only task's far fewer than one with every record."""
+    pytest.importorskip("distributed")
+    from simulate.cluster.bench import cluster_bench
+
+    cluster_bench(20_000, 1, 2, bytes_games=8_192)
+    out = capsys.readouterr().out
+    rows = {
+        line.split()[0]: line for line in out.splitlines() if line.startswith(("all ", "none "))
+    }
+    for row in rows.values():
+        one, many = (float(wall) for wall in re.findall(r"(\d+\.\d\d) s", row))
+        assert float(row.split()[-1]) == pytest.approx(one / many, rel=0.02)
+    assert sorted(rows) == ["all", "none"]
+    assert re.search(r"round trip: \d+\.\d ms", out)
+    sizes = dict(re.findall(r"(Pis Yedili, 4 players, --records \w+) +([\d,]+) bytes", out))
+    assert int(sizes["Pis Yedili, 4 players, --records none"].replace(",", "")) < int(
+        sizes["Pis Yedili, 4 players, --records all"].replace(",", "")
+    )
