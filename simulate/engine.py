@@ -342,7 +342,9 @@ def stream(
 
     ``play``: where the chunks come from, a function called as :func:`play_chunks` is
     (default: :func:`play_chunks`, on this machine; a cluster's, see
-    :mod:`simulate.cluster`); it yields the chunks in game order.
+    :mod:`simulate.cluster`); it yields the chunks in game order. With a writer and no
+    ``consume``, a ``play`` is asked for ``encoded`` chunks (whose tables may be their
+    files' bytes, :class:`.folder.writer.Encoded`).
 
     With a writer, the games its folder lacks are played (all of them for a new run; for
     a resumed one the unfinished tail and any chunk found damaged); without one, the games
@@ -392,6 +394,8 @@ def stream(
             left = sum(stop - first for first, stop in spans)
             play_source = play_chunks if play is None else play
             extra = {"records": records} if records != "all" and play is not None else {}
+            if play is not None and records == "all" and writer is not None and consume is None:
+                extra["encoded"] = True  # the worker encodes what the writer only writes
             chunks = play_source(request, chunk_size, progress, spans, rows_before, **extra)
             with closing(chunks):
                 for first, count, chunk in chunks:

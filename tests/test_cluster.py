@@ -482,6 +482,24 @@ def test_a_task_refuses_a_client_of_another_version():
         play_task(other, 0, 10)
 
 
+def test_an_encoded_task_sends_the_files_the_writer_would_write():
+    """``encoded``: a task sends what the client only writes as its files' bytes (single
+    games: the games and the logged games' events; match play: the matches only, since
+    the client numbers the deals again)."""
+    from simulate.folder.writer import Encoded, parquet_bytes
+
+    single = describe(make_request("crazy-eights", games=400, seed=3, log=20, threads=1))
+    plain, encoded = play_task(single, 0, 300), play_task(single, 0, 300, encoded=True)
+    for kind in ("games", "events"):
+        table, sent = getattr(plain, kind), getattr(encoded, kind)
+        assert isinstance(sent, Encoded) and sent.num_rows == table.num_rows
+        assert sent.data.equals(parquet_bytes(table))
+    matches = describe(make_request("pis-yedili", games=50, seed=3, threads=1))
+    plain, encoded = play_task(matches, 0, 50), play_task(matches, 0, 50, encoded=True)
+    assert encoded.games.equals(plain.games)
+    assert encoded.matches.data.equals(parquet_bytes(plain.matches))
+
+
 def test_a_user_strategy_must_be_importable_by_the_workers():
     from cluster_hooks import first_legal
 

@@ -10,7 +10,8 @@
 3. The overhead per task: the round trip of an empty task, one at a time, and how many
    empty tasks a second the scheduler completes when 2,000 are submitted at once.
 4. The bytes that cross the network per task and per game: a task's result for a full
-   chunk, pickled as Dask sends it, with every record and reduced to its statistics.
+   chunk, pickled as Dask sends it, with every record (as Arrow tables, and encoded as
+   the chunk's files, as a run into a folder sends them) and reduced to its statistics.
 """
 
 from __future__ import annotations
@@ -122,8 +123,10 @@ def task_overhead(address: str) -> tuple[float, float]:
 
 
 def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
-    """Bytes a task's result takes pickled, by game and ``records`` (``all``, ``none``),
-    for a chunk of ``games`` single Pis Yedili games and of Beggar-My-Neighbour deals."""
+    """Bytes a task's result takes pickled, by game and ``records`` (``all`` as Arrow
+    tables, ``all`` encoded as the files' bytes, as a run into a folder sends them, and
+    ``none``), for a chunk of ``games`` single Pis Yedili games and of
+    Beggar-My-Neighbour deals."""
     from simulate.cluster.task import describe, play_task
     from simulate.request import make_request
 
@@ -134,9 +137,10 @@ def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
     ):
         request = make_request(game, games=games, seed=2026, threads=None, rules=rules)
         task = describe(request)
-        for records in ("all", "none"):
-            result = play_task(task, 0, games, records)
-            sizes[f"{label}, --records {records}"] = len(pickle.dumps(result))
+        for records, encoded in (("all", False), ("all", True), ("none", False)):
+            result = play_task(task, 0, games, records, encoded=encoded)
+            how = ", encoded" if encoded else ""
+            sizes[f"{label}, --records {records}{how}"] = len(pickle.dumps(result))
     return sizes
 
 
@@ -168,4 +172,4 @@ def cluster_bench(
     print(f"empty tasks completed per second, {EMPTY_TASKS:,} submitted at once: {rate:,.0f}")
     print(f"a task's result pickled, for a chunk of {bytes_games:,} games:")
     for label, size in task_bytes(bytes_games).items():
-        print(f"  {label:<52} {size:>12,} bytes {size / bytes_games:>8.2f} a game")
+        print(f"  {label:<62} {size:>12,} bytes {size / bytes_games:>8.2f} a game")

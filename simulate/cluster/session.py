@@ -229,12 +229,15 @@ class Cluster:
         spans: list[tuple[int, int]] | None = None,
         rows_before=None,
         records: str = "all",
+        encoded: bool = False,
     ) -> Iterator[tuple[int, int, Chunk]]:
         """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
         the games of every task as it comes back. Closing the generator cancels the tasks
         still in flight. ``records="none"``: each task returns its chunk reduced to its
-        statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it is."""
+        statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it is.
+        ``encoded``: the tables that go to the run folder as they are come encoded
+        (:func:`.task.play_task`), for a caller that only writes them."""
         from distributed import as_completed
 
         from ..engine import DEFAULT_CHUNK, _progress_bar, chunk_spans
@@ -262,6 +265,7 @@ class Cluster:
                             games,
                             records,
                             chunk_size,
+                            encoded,
                             key=f"cardsim-{run_id}-{at}",
                             pure=False,
                         )

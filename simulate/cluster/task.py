@@ -17,6 +17,7 @@ This module does not import ``distributed`` (only :func:`worker_name` asks it, l
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import json
@@ -197,13 +198,18 @@ def play_task(
     count: int,
     records: str | Along = "all",
     chunk_size: int | None = None,
+    encoded: bool = False,
 ) -> Chunk:
     """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
     the chunk's records from 0: the client, which knows how many records precede them,
     numbers them again. ``records`` "none": the chunk reduced to its statistics (played
     ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`); an
-    :class:`Along`: those of the variants played along too."""
+    :class:`Along`: those of the variants played along too. ``encoded``: the tables the
+    client writes as they are (all of them; in match play the matches alone, since the
+    client numbers the deals) come as their files' bytes
+    (:class:`~simulate.folder.writer.Encoded`), which cross the network in a seventh of
+    the room and leave the client only the writing."""
     import numba
 
     from ..engine import play_chunk
@@ -221,7 +227,14 @@ def play_task(
         return _reduced_task(request, json.loads(task.meta), first, count, chunk_size)
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)
-        return play_chunk(request, first, count, 0)
+        chunk = play_chunk(request, first, count, 0)
+    if not encoded:
+        return chunk
+    from ..folder.writer import Encoded
+
+    if request.match_play:
+        return dataclasses.replace(chunk, matches=Encoded.of(chunk.matches))
+    return Chunk(Encoded.of(chunk.games), events=Encoded.of(chunk.events))
 
 
 def _reduced_task(

@@ -25,6 +25,7 @@ import errno
 import json
 import platform
 import shutil
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -142,6 +143,19 @@ def parquet_bytes(table: pa.Table) -> pa.Buffer:
     ) as writer:
         writer.write_table(table, row_group_size=max(1, table.num_rows))
     return sink.getvalue()
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A record table already encoded as its chunk file's bytes (:func:`parquet_bytes`),
+    as a cluster's worker sends it: the client writes it as it is."""
+
+    data: pa.Buffer
+    num_rows: int
+
+    @classmethod
+    def of(cls, table: pa.Table | None) -> Encoded | None:
+        return None if table is None else cls(parquet_bytes(table), table.num_rows)
 
 
 def part_file(kind: str, first: int) -> str:
@@ -288,14 +302,15 @@ class RunWriter:
             raise
         self.manifest = self.manifest.with_entry(entry)
 
-    def _write_parts(self, first: int, tables: dict[str, pa.Table | None]) -> dict:
-        """Write the chunk at ``first``'s files, one per kind of table (None: no file), each
-        durable; their :class:`~.manifest.Part` by kind."""
+    def _write_parts(self, first: int, tables: dict[str, pa.Table | Encoded | None]) -> dict:
+        """Write the chunk at ``first``'s files, one per kind of table (None: no file; an
+        :class:`Encoded` table as it is), each durable; their :class:`~.manifest.Part` by
+        kind."""
         parts = {}
         for kind, table in tables.items():
             if table is None:
                 continue
-            data = parquet_bytes(table)
+            data = table.data if isinstance(table, Encoded) else parquet_bytes(table)
             name = part_file(kind, first)
             (self.folder / kind).mkdir(exist_ok=True)
             mf.write_file(self.folder / name, data, durable=self.durable)
