@@ -233,9 +233,7 @@ class Aggregates:
 
     def to_bytes(self) -> bytes:
         """The Parquet file (zstd) of :meth:`to_table`."""
-        sink = pa.BufferOutputStream()
-        pq.write_table(self.to_table(), sink, compression="zstd")
-        return sink.getvalue().to_pybytes()
+        return parquet_file(self.to_table())
 
     @classmethod
     def from_table(cls, table: pa.Table) -> Aggregates:
@@ -552,6 +550,13 @@ def _end_codes(table: pa.Table) -> np.ndarray:
         return np.zeros(table.num_rows, dtype=np.int64)
     names = pc.cast(table.column("end"), pa.string()).combine_chunks()
     return pc.fill_null(pc.dictionary_encode(names).indices, -1).to_numpy().astype(np.int64)
+
+
+def parquet_file(table: pa.Table) -> bytes:
+    """``table`` as the bytes of a Parquet file (zstd): how statistics are kept on disk."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
 
 
 def _ipc(table: pa.Table) -> bytes:

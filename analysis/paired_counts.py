@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.aggregates import parquet_file
 from analysis.errors import ReportError
 from analysis.statistics.distribution import Distribution
 from analysis.statistics.paired import (
@@ -158,9 +159,7 @@ class PairedCounts:
 
     def to_bytes(self) -> bytes:
         """The Parquet file (zstd) of :meth:`to_table`."""
-        sink = pa.BufferOutputStream()
-        pq.write_table(self.to_table(), sink, compression="zstd")
-        return sink.getvalue().to_pybytes()
+        return parquet_file(self.to_table())
 
     @classmethod
     def from_table(cls, table: pa.Table) -> PairedCounts:

@@ -191,12 +191,35 @@ def play_match_batch(
     play_matches(
         table, seats, run, plan, outputs, tallies, *sharing(block=MATCH_BLOCK, games=count)
     )
+    return match_results(
+        rules,
+        table,
+        seats,
+        run,
+        strategies=strategies,
+        columns=columns,
+        offsets=offsets,
+        played=played,
+        totals=totals,
+        log=log,
+    )
+
+
+def match_results(
+    rules, table, seats, run, *, strategies, columns, offsets, played, totals, log: int
+):
+    """``(deals, matches)`` of :func:`play_match_batch` from the matches played (on either
+    backend): ``columns`` the deals' rows (``offsets`` int64[M + 1]: where each match's
+    start), ``played`` int64[M] the deals and ``totals`` int64[M, n] the summed scores of
+    each match; the deals of the first ``log`` matches are played again by the logging
+    kernel. ``run``: the seed's key and the first match."""
+    count, players = totals.shape
+    first_match = run.first
     check_user_choices(columns["end"], 0, strategies)
     logged = min(max(log, 0), count)
     if logged:
-        n = players
         games = [
-            (first_match + i, k, k % n, int(offsets[i]) + k)
+            (first_match + i, k, k % players, int(offsets[i]) + k)
             for i in range(logged)
             for k in range(int(played[i]))
         ]

@@ -14,8 +14,8 @@ import numpy as np
 from ...errors import CardsimError
 from ...gpu import simulated
 from ...rng import seed_key
-from .batch import MAX_DEALS, _log_games, _table, check_user_choices, seat_arrays
-from .columns import empty_columns, kernel_outputs, match_columns
+from .batch import MAX_DEALS, _log_games, _table, check_user_choices, match_results, seat_arrays
+from .columns import empty_columns, kernel_outputs
 from .cuda_kernel import cuda, play_matches, play_random_games
 from .kernel import Run, _worker_scratch
 from .kernel_layout import STRAT_USER
@@ -214,27 +214,15 @@ def play_match_batch(
         _copy_back(device, columns)
         deals = played.copy_to_host()  # as the CPU's: the deals the second pass played
     totals = totals.copy_to_host() if count else np.zeros((0, players), np.int64)
-    check_user_choices(columns["end"], 0, strategies)
-    logged = min(max(log, 0), count)
-    if logged:
-        run = Run(key0, key1, first_match)
-        n = players
-        games = [
-            (first_match + i, k, k % n, int(offsets[i]) + k)
-            for i in range(logged)
-            for k in range(int(deals[i]))
-        ]
-        events, numbers = _log_games(table, seats, run, games, columns)
-        deal_rows = np.array([row for *_, row in games], np.int64)
-        columns["events"], columns["event_rows"] = events, np.repeat(deal_rows, numbers)
-    columns["match"], columns["deal"] = match_columns(first_match, offsets)
-    best = totals.min(axis=1) if rules.scoring == "penalty" else totals.max(axis=1)
-    winners = totals == best[:, None]
-    share = winners / winners.sum(axis=1, keepdims=True)
-    matches = {
-        "match": np.arange(first_match, first_match + count, dtype=np.int64),
-        "deals": deals,
-        "totals": totals,
-        "share": share,
-    }
-    return columns, matches
+    return match_results(
+        rules,
+        table,
+        seats,
+        Run(key0, key1, first_match),
+        strategies=strategies,
+        columns=columns,
+        offsets=offsets,
+        played=deals,
+        totals=totals,
+        log=log,
+    )
