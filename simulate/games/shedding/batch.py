@@ -101,14 +101,21 @@ def play_random(
     play_random_games(
         table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=count)
     )
-    check_user_choices(columns["end"], first_game, strategies)
-    logged = min(max(log, 0), count)
+    return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
+
+
+def game_results(table, seats, run, *, strategies, columns, log: int) -> dict[str, np.ndarray]:
+    """The columns of :func:`play_random` from the games played (on either backend), the
+    first ``log`` games played again by the logging kernel. ``run``: the seed's key and
+    the first game."""
+    check_user_choices(columns["end"], run.first, strategies)
+    logged = min(max(log, 0), len(columns["end"]))
     if logged:
-        games = [(first_game + i, 0, -1, i) for i in range(logged)]
+        games = [(run.first + i, 0, -1, i) for i in range(logged)]
         events, numbers = _log_games(table, seats, run, games, columns)
         columns["events"], columns["event_games"] = (
             events,
-            np.repeat(np.arange(first_game, first_game + logged, dtype=np.int64), numbers),
+            np.repeat(np.arange(run.first, run.first + logged, dtype=np.int64), numbers),
         )
     return columns
 

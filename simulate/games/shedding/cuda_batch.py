@@ -14,7 +14,7 @@ import numpy as np
 from ...errors import CardsimError
 from ...gpu import simulated
 from ...rng import seed_key
-from .batch import MAX_DEALS, _log_games, _table, check_user_choices, match_results, seat_arrays
+from .batch import MAX_DEALS, _table, game_results, match_results, seat_arrays
 from .columns import empty_columns, kernel_outputs
 from .cuda_kernel import cuda, play_matches, play_random_games
 from .kernel import Run, _worker_scratch
@@ -83,6 +83,12 @@ def play_on_device(rules, players: int, strategies, seed: int, first_game: int, 
     ``score``) without waiting for it (the bench times the kernel alone:
     ``cuda.synchronize()`` after)."""
     table, _, scratch = _prepared(rules, players, strategies, None)
+    return _launch_games(table, scratch, seed, first_game, count, players)
+
+
+def _launch_games(table, scratch, seed: int, first_game: int, count: int, players: int):
+    """Launch the games kernel (``scratch``: the run's prepared int64[G_SIZE]) into new
+    device record arrays, which it returns without waiting."""
     device = _device_columns(count, players)
     key0, key1 = seed_key(seed)
     blocks, threads = grid(count)
@@ -116,31 +122,9 @@ def play_random(
     table, seats, scratch = _prepared(rules, players, strategies, forget)
     columns = empty_columns(count, players)
     if count:
-        key0, key1 = seed_key(seed)
-        device = _device_columns(count, players)
-        blocks, threads = grid(count)
-        play_random_games[blocks, threads](
-            cuda.to_device(scratch),
-            np.int64(key0),
-            np.int64(key1),
-            np.int64(first_game),
-            np.int64(table.decks),
-            np.int64(table.hand_size),
-            *_outputs(device),
-            cuda.to_device(np.zeros(1, np.int64)),
-        )
-        _copy_back(device, columns)
-    check_user_choices(columns["end"], first_game, strategies)
-    logged = min(max(log, 0), count)
-    if logged:
-        run = Run(*seed_key(seed), first_game)
-        games = [(first_game + i, 0, -1, i) for i in range(logged)]
-        events, numbers = _log_games(table, seats, run, games, columns)
-        columns["events"], columns["event_games"] = (
-            events,
-            np.repeat(np.arange(first_game, first_game + logged, dtype=np.int64), numbers),
-        )
-    return columns
+        _copy_back(_launch_games(table, scratch, seed, first_game, count, players), columns)
+    run = Run(*seed_key(seed), first_game)
+    return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
 
 
 def _launch_matches(table, scratch, key0, key1, first, ending, offsets, write, device, tallies):
