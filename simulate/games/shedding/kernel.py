@@ -202,9 +202,7 @@ from .kernel_layout import (
     S_STRATEGY,
     S_SUIT,
     S_TIED,
-    S_TIED_ONE,
     S_TURNS,
-    S_VICTIM,
     S_WILD_MASK,
     S_WILDS,
     S_WINNER,
@@ -679,7 +677,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
             g[S_PSKIP] = skip
         elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
             victim = _wrap(seat + g[S_DIR], n)
-            _other_drawing(g, n, victim)
+            _others_drawing(g, n)
             if log is not None:
                 _put(log, g, victim, EV_PENALTY, NONE, NONE, draw, NONE)
             _draw_penalty(g, stream, victim, draw, log, CAUSE_PENALTY)
@@ -704,21 +702,20 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
 
 # The tension marks, taken at the end of every turn, cost a few cycles of a turn's ~65: in a
 # turn only the acting seat's hand changes (but for the penalties of ``_rare_effects``), so
-# the fewest cards and the seats holding them are updated from its change alone. They are
-# one word, ``S_TIED``: 256 per seat holding the fewest plus the sum of their numbers (the
-# seat itself when one does). Each seat's deficits are noted lazily: while its hand and the
-# fewest cards stay as they are, its deficit stays; while only the fewest falls, its deficit
-# grows. So a seat's deficit at a mark is noted when its hand changes at the next one, when
-# the fewest rises at the next one (the one seat holding the fewest drew: every seat's,
-# then), and at the game's end.
-TIED_ONE = 256
+# the fewest cards and the seats holding them (a bit each, ``S_TIED``) are updated from its
+# change alone. Each seat's deficits are noted lazily: while its hand and the fewest cards
+# stay as they are, its deficit stays; while only the fewest falls, its deficit grows. So a
+# seat's deficit at a mark is noted when its hand changes at the next one, when the fewest
+# rises at the next one (the one seat holding the fewest drew: every seat's, then), and at
+# the game's end.
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _lead(g, tied):
-    """The one seat holding the fewest cards (``tied`` < 2 * ``TIED_ONE``) leads."""
+    """The one seat holding the fewest cards (``tied``: their bits) leads (``S_LEADER``:
+    its bit)."""
     leader = g[S_LEADER]
-    new_leader = (tied & (TIED_ONE - 1)) + 1 if tied < 2 * TIED_ONE else leader
+    new_leader = tied if (tied & (tied - 1)) == 0 else leader
     g[S_LEADERS] += new_leader != leader
     g[S_LEADER] = new_leader
 
@@ -736,17 +733,6 @@ def _others_drawing(g, n):
     g[S_TIED] = 0
 
 
-@njit(cache=True, _nrt=False)
-def _other_drawing(g, n, victim):
-    """One seat other than the one playing draws a penalty (a skip and draw card): its change
-    is taken at the next mark, before the player's (``S_VICTIM``); a second such seat in the
-    turn is left to :func:`_mark_all`."""
-    if g[S_VICTIM] == 0 or g[S_VICTIM] == victim + 1:
-        g[S_VICTIM] = victim + 1
-    else:
-        _others_drawing(g, n)
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _mark_all(g, n):
     """A tension mark from every seat's hand: the one seat holding strictly the fewest cards
@@ -757,11 +743,12 @@ def _mark_all(g, n):
         for seat in range(n):
             g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_MARKED + seat] - before)
     fewest = np.int64(1) << 40
-    tied = 0
+    tied = np.int64(0)
     for seat in range(n):
         held = g[S_LEN + seat]
         g[S_MARKED + seat] = held
-        tied = TIED_ONE + seat if held < fewest else tied + (TIED_ONE + seat) * (held == fewest)
+        below = -np.int64(held < fewest)  # masks: see :func:`_mark`
+        tied = (tied & ~below) | ((np.int64(1) << seat) & -np.int64(held <= fewest))
         fewest = min(fewest, held)
     g[S_FEWEST] = fewest
     g[S_TIED] = tied
@@ -774,7 +761,8 @@ def _mark_two(g, seat, other):
     seat holding fewer cards leads, the other's deficit is the difference)."""
     ahead = g[S_LEN + other] - g[S_LEN + seat]  # > 0: ``seat`` holds fewer
     leader = g[S_LEADER]
-    new_leader = seat + 1 if ahead > 0 else (other + 1 if ahead < 0 else leader)
+    one = np.int64(1)
+    new_leader = one << seat if ahead > 0 else (one << other if ahead < 0 else leader)
     g[S_LEADERS] += new_leader != leader
     g[S_LEADER] = new_leader
     at = np.uint64(S_BEHIND + (other if ahead > 0 else seat))  # the one that may trail more
@@ -789,33 +777,17 @@ def _mark(g, n, seat):
     if n == 2:
         _mark_two(g, seat, 1 - seat)
         return
-    # Without branches but that rare one: at a turn's end the fewest cards move unpredictably.
-    # (Masks rather than products, and TIED_ONE read from ``g``, not a constant: else LLVM
-    # makes branches, one of them on ``now < fewest``, for which it knows ``tied >= 256``.)
     fewest = g[S_FEWEST]
-    tied = g[S_TIED]
-    victim = g[S_VICTIM] - 1
-    was = drew = np.int64(0)
-    if victim >= 0:  # it drew: it holds the fewest no more, or as the player does below
-        g[S_VICTIM] = 0
-        was = g[S_MARKED + victim]
-        drew = g[S_LEN + victim]
-        one = TIED_ONE + victim
-        tied += (one & -np.int64(drew == fewest)) - (one & -np.int64(was == fewest))
-        if tied < TIED_ONE:  # also after others' penalties, and when the fewest rise (0)
-            _mark_all(g, n)
-            return
     before = g[S_MARKED + seat]
     now = g[S_LEN + seat]
-    one = g[S_TIED_ONE] + seat
-    tied += (one & -np.int64(now == fewest)) - (one & -np.int64(before == fewest))
-    tied = one if now < fewest else tied
-    if tied < TIED_ONE:  # after a deal (negative), others' penalties, the fewest rising (0)
-        _mark_all(g, n)  # the victim's deficit at the last mark noted there, as every seat's
+    # Masks, not conditional expressions: LLVM makes those branches, which the processor
+    # mispredicts (the fewest cards move unpredictably at a turn's end).
+    bit = np.int64(1) << seat
+    below = -np.int64(now < fewest)
+    tied = (g[S_TIED] & ~bit & ~below) | (bit & -np.int64(now <= fewest))
+    if tied == 0:  # after a deal (0s), others' penalties (-1), the fewest rising
+        _mark_all(g, n)
         return
-    if victim >= 0:  # its deficit at the last mark, now that it changed
-        g[S_BEHIND + victim] = max(g[S_BEHIND + victim], was - fewest)
-        g[S_MARKED + victim] = drew
     g[S_BEHIND + seat] = max(g[S_BEHIND + seat], before - fewest)
     g[S_MARKED + seat] = now
     g[S_FEWEST] = min(fewest, now)
@@ -1110,7 +1082,6 @@ def _prepare(g, table, strategies):
             draws |= RANK_BITS << rank
     g[S_WILD_MASK] = wild
     g[S_DRAW_MASK] = draws
-    g[S_TIED_ONE] = TIED_ONE
     for seat in range(n):
         g[S_STRATEGY + seat] = strategies.codes[seat]
         g[S_FORGET + seat] = strategies.forget[seat]

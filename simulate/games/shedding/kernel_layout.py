@@ -107,16 +107,15 @@ S_END = 16
 S_WINNER = 17
 S_FINISH = 18
 S_FIRST = 19  # the seat that takes the first turn
-# Tension marks: the leader plus one (0 before the first), how many leaders there have been
+# Tension marks: the leader's bit (0 before the first), how many leaders there have been
 # (the first included), and each seat's most cards behind the seat holding the fewest (its
 # deficits noted so far: see the kernel's ``_mark``). As of the last mark: the fewest cards
-# held, the seats holding them (how many and which, in one word) and each seat's cards.
+# held, the seats holding them (a bit each) and each seat's cards.
 S_LEADER = 20
 S_LEADERS = 21
 S_FEWEST = 22
 S_TIED = 23
-S_VICTIM = 24  # the one other seat that drew a penalty since the last mark, plus one
-S_BEHIND = 25
+S_BEHIND = 24
 S_MARKED = S_BEHIND + MAX_PLAYERS
 S_BARRED = S_MARKED + MAX_PLAYERS
 S_GAME_SIZE = S_BARRED + MAX_PLAYERS
@@ -127,8 +126,7 @@ S_N = S_LEN + MAX_PLAYERS
 S_ONE_DECK = S_N + 1  # 1 when every identity has one copy
 S_WILD_MASK = S_N + 2
 S_DRAW_MASK = S_N + 3
-S_TIED_ONE = S_N + 4  # the kernel's TIED_ONE, read from here (see ``_mark``)
-S_STRATEGY = S_N + 5
+S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
 STATE_SIZE = S_FORGET + MAX_PLAYERS
 # The scratch of a run's games, ``g``: the state above, then the hands (copies held,
