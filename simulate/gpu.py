@@ -29,6 +29,20 @@ def load_cuda():
     return cuda
 
 
+def launch_grid(
+    count: int, *, threads_per_block: int, blocks_per_sm: int, simulator: tuple[int, int]
+) -> tuple[int, int]:
+    """``(blocks, threads per block)`` of a launch of persistent threads that play ``count``
+    games: ``blocks_per_sm`` blocks on each of the device's multiprocessors, no more
+    than the games need; ``simulator`` under numba's CUDA simulator (each thread a Python
+    thread)."""
+    if simulated():
+        return simulator
+    sms = load_cuda().get_current_device().MULTIPROCESSOR_COUNT
+    blocks = min(sms * blocks_per_sm, -(-count // threads_per_block))
+    return max(1, blocks), threads_per_block
+
+
 def simulated() -> bool:
     """Whether numba's CUDA simulator is asked for (``NUMBA_ENABLE_CUDASIM=1``): kernels
     then run as Python on the CPU, for tests."""

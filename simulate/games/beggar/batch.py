@@ -84,15 +84,22 @@ def _log_games(table: Table, run: Run, out: Outputs) -> tuple[np.ndarray, np.nda
         rows = grown
 
 
-def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
-    """Play given deals (each a list of hands of kinds, all with the same number of seats)."""
-    players = len(deals[0])
+def packed_hands(deals: list[list[list[int]]]) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(players, hands, lengths)`` of given deals (each a list of hands of kinds, top card
+    first, all with the same number of seats) as the kernels take them: ``hands``
+    int8[D, MAX_PLAYERS, DECK_SIZE], ``lengths`` int64[D, MAX_PLAYERS]."""
     hands = np.zeros((len(deals), MAX_PLAYERS, DECK_SIZE), np.int8)
     lengths = np.zeros((len(deals), MAX_PLAYERS), np.int64)
     for g, deal in enumerate(deals):
         for seat, hand in enumerate(deal):
             hands[g, seat, : len(hand)] = hand
             lengths[g, seat] = len(hand)
+    return len(deals[0]), hands, lengths
+
+
+def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
+    """Play given deals (each a list of hands of kinds, all with the same number of seats)."""
+    players, hands, lengths = packed_hands(deals)
     out = _empty_outputs(len(deals), players)
     play_given_deals(Table(players, rules.to_vector()), hands, lengths, out)
     return out._asdict()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...gpu import simulated
+from ...gpu import launch_grid
 from ...rng import seed_key
+from .batch import packed_hands
 from .cuda_kernel import cuda, play_given_deals, play_random_deals
-from .deal import DECK_SIZE
-from .rules import MAX_PLAYERS, BeggarRules
+from .rules import BeggarRules
 
 THREADS_PER_BLOCK = 128
 BLOCKS_PER_SM = 16
@@ -34,11 +34,12 @@ _NAMES = (
 
 def grid(count: int) -> tuple[int, int]:
     """``(blocks, threads per block)`` of a launch playing ``count`` deals."""
-    if simulated():
-        return SIMULATOR_GRID
-    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    blocks = min(sms * BLOCKS_PER_SM, -(-count // THREADS_PER_BLOCK))
-    return max(1, blocks), THREADS_PER_BLOCK
+    return launch_grid(
+        count,
+        threads_per_block=THREADS_PER_BLOCK,
+        blocks_per_sm=BLOCKS_PER_SM,
+        simulator=SIMULATOR_GRID,
+    )
 
 
 def _device_outputs(count: int, players: int) -> dict:
@@ -89,13 +90,7 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
 def play_hands(deals: list[list[list[int]]], rules: BeggarRules):
     """:func:`.batch.play_hands` on the GPU: given deals (each a list of hands of kinds, top
     card first, all with the same number of seats), the same columns."""
-    players = len(deals[0])
-    hands = np.zeros((len(deals), MAX_PLAYERS, DECK_SIZE), np.int8)
-    lengths = np.zeros((len(deals), MAX_PLAYERS), np.int64)
-    for g, deal in enumerate(deals):
-        for seat, hand in enumerate(deal):
-            hands[g, seat, : len(hand)] = hand
-            lengths[g, seat] = len(hand)
+    players, hands, lengths = packed_hands(deals)
     out = _device_outputs(len(deals), players)
     blocks, threads = grid(len(deals))
     play_given_deals[blocks, threads](

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import CardsimError
-from ...gpu import simulated
+from ...gpu import launch_grid
 from ...rng import seed_key
 from .batch import MAX_DEALS, _table, game_results, match_results, seat_arrays
 from .columns import empty_columns, kernel_outputs
@@ -32,11 +32,12 @@ SIMULATOR_GRID = (2, 8)
 
 def grid(count: int) -> tuple[int, int]:
     """``(blocks, threads per block)`` of a launch playing ``count`` games (or matches)."""
-    if simulated():
-        return SIMULATOR_GRID
-    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    blocks = min(sms * BLOCKS_PER_SM, -(-count // THREADS_PER_BLOCK))
-    return max(1, blocks), THREADS_PER_BLOCK
+    return launch_grid(
+        count,
+        threads_per_block=THREADS_PER_BLOCK,
+        blocks_per_sm=BLOCKS_PER_SM,
+        simulator=SIMULATOR_GRID,
+    )
 
 
 def _prepared(rules: SheddingRules, players: int, strategies, forget):
