@@ -208,9 +208,10 @@ except CardsimError as exc:
 
 
 @needs_numba_cuda
-def test_shedding_kernels_compile_for_the_device():
-    # numba-cuda's own compiler, no GPU: the CPU kernel's game compiles as device code with
-    # user=None (skipped where the CUDA toolkit's NVVM and NVRTC libraries are not found).
+def test_every_kernel_compiles_for_the_device():
+    # numba-cuda's own compiler, no GPU: numba's typing, which the simulator skips, accepts
+    # every kernel; the shedding games' CPU game compiles as device code with user=None
+    # (skipped where the CUDA toolkit's NVVM and NVRTC libraries are not found).
     done = _python([str(ROOT / "tests" / "cuda_compile_check.py")], simulator=False)
     assert done.returncode == 0, done.stderr[-3000:]
     from simulate.games.shedding.kernel_layout import G_SIZE
@@ -218,8 +219,10 @@ def test_shedding_kernels_compile_for_the_device():
     found = json.loads(done.stdout)
     if not found["toolkit"]:
         pytest.skip(f"no CUDA toolkit compiler here: {found['why']}")
-    for kernel in ("play_random_games", "play_matches"):
+    kernels = ("play_random_games", "play_matches", "play_random_deals", "play_given_deals")
+    for kernel in kernels:
         assert found[kernel]["ptx_bytes"] > 10_000, found
+    for kernel in kernels[:2]:
         # The game's scratch (G_SIZE int64 words) is per-thread local memory.
         assert found[kernel]["local_bytes"] >= 8 * G_SIZE, found
 
