@@ -3,8 +3,9 @@
 #   1. install cardsim over the machine's own numba and numba-cuda (pip install --no-deps -e .,
 #      then only the missing pure dependencies from the package registry);
 #   2. the GPU equality tests (tests/test_cuda.py: GPU records == CPU records, on the device:
-#      Beggar-My-Neighbour, and the shedding games' every preset, strategy, knob and matches),
-#      and the shedding kernels compiled alone (their PTX size and local memory per thread);
+#      Beggar-My-Neighbour, and the shedding games' every preset, strategy, knob and matches;
+#      tests/test_gpu_aggregates.py: --records none reduced on the device == on the CPU),
+#      and every kernel compiled alone (their PTX size and local memory per thread);
 #   3. the bench: Beggar-My-Neighbour deals/s and each shedding preset's games/s on the GPU
 #      beside the CPU's.
 # Everything is printed and also written to $OUT/gpu_check.log when $OUT is set.
@@ -48,10 +49,11 @@ if [ -n "$missing" ]; then
 fi
 "$PY" -c "from simulate.gpu import load_cuda; c = load_cuda(); assert c.is_available(), 'no GPU'; c.detect()"
 
-echo "== equality tests (GPU records == CPU records)"
-"$PY" -m pytest -q -p no:cacheprovider tests/test_cuda.py -rs
+echo "== equality tests (GPU records == CPU records; --records none reduced on the GPU == on the CPU)"
+"$PY" -m pytest -q -p no:cacheprovider tests/test_cuda.py -rs \
+  tests/test_gpu_aggregates.py::test_gpu_device_aggregates_equal_cpu_aggregates
 
-echo "== shedding kernels compiled (PTX bytes, local memory bytes per thread)"
+echo "== every kernel compiled (PTX bytes, local memory bytes per thread)"
 "$PY" tests/cuda_compile_check.py || true
 
 echo "== bench"

@@ -16,6 +16,29 @@ def check_records(request, records: str) -> None:
         raise CardsimError(f"--records is all or none, got {records!r}")
 
 
+def reduced_where_played(request, seatings: list, first: int, count: int, playing):
+    """Games (matches) ``first .. first + count - 1`` in every seating reduced to their
+    statistics where the game's engine plays them (on the GPU: its ``play_aggregates``,
+    :mod:`simulate.gpu_aggregates`), as a reduced Chunk; None, before anything is played,
+    where the engine leaves the reduction to :func:`reduced` (a CPU run, match play, logged
+    games). ``playing`` hears which seating is being played. The seatings' statistics are
+    merged, as the CPU reduces their interleaved records."""
+    from .games.spec import Chunk
+
+    play = getattr(request.game.spec.engine(), "play_aggregates", None)
+    if play is None:
+        return None
+    meta, found = request.meta(), None
+    for rotation, seating in enumerate(seatings):
+        playing(count, rotation, len(seatings))
+        tag = rotation if request.rotate_seats else None
+        part = play(request, seating, first, count, meta=meta, rotation=tag)
+        if part is None:  # the engine's answer depends on the request, not the seating
+            return None
+        found = part if found is None else found.merge(part)
+    return Chunk(None, aggregates=found)
+
+
 def reduced(chunk, meta: dict):
     """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
     Chunk whose ``aggregates`` (:class:`analysis.aggregates.Aggregates`) stand for its

@@ -92,7 +92,14 @@ class GameEngine(Protocol):
         ``seating`` (the game's own strategy objects; empty for a game without decisions);
         ``row``: the ``game`` number of the first record in match play. ``request.backend``
         says where to play them, one of the spec's ``backends``; the records are the same
-        on every backend."""
+        on every backend.
+
+        Optional, for an aggregate-only run (``records="none"``): ``play_aggregates(request,
+        seating, first, count, **reduce)``, the same games reduced to their
+        :class:`analysis.aggregates.Aggregates` where they are played (the GPU:
+        :func:`simulate.gpu_aggregates.reduce_on_device`), or None, before playing anything,
+        where the records are to be reduced on the CPU
+        (:func:`simulate.aggregate_runs.reduced_where_played`)."""
         ...
 
 

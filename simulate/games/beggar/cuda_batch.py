@@ -11,9 +11,10 @@ import numpy as np
 
 from ...gpu import launch_grid
 from ...rng import seed_key
+from . import records
 from .batch import packed_hands
 from .cuda_kernel import cuda, play_given_deals, play_random_deals
-from .rules import BeggarRules
+from .rules import END_NAMES, BeggarRules
 
 THREADS_PER_BLOCK = 128
 BLOCKS_PER_SM = 16
@@ -85,6 +86,28 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
         return {name: array.copy_to_host()[:0] for name, array in empty.items()}
     out = play_on_device(seed, first_game, count, players, rules)
     return {name: array.copy_to_host() for name, array in out.items()}
+
+
+def device_chunk(seed: int, first_game: int, count: int, players: int, rules: BeggarRules):
+    """Games ``first_game .. first_game+count-1`` (``count`` >= 1) played on the GPU, their
+    records left in device memory: the :class:`simulate.gpu_aggregates.DeviceChunk` that an
+    aggregate-only run reduces there."""
+    from ...gpu_aggregates import DeviceChunk
+
+    out = play_on_device(seed, first_game, count, players, rules)
+    counted = ("cards", "tricks", "cycle_cards", "cycle_tricks", "lead_changes", "winner_behind")
+    columns = {name: out[name] for name in counted}
+    columns.update({f"cards_held_{seat}": out["held"][:, seat] for seat in range(players)})
+    return DeviceChunk(
+        first_game,
+        count,
+        players,
+        keys={"end": out["end"], "winner": out["winner"]},
+        labels={"end": tuple(END_NAMES)},
+        columns=columns,
+        arrays={name: (array, 0) for name, array in out.items()},
+        build=lambda host: records.to_table(first_game, host, players),
+    )
 
 
 def play_hands(deals: list[list[list[int]]], rules: BeggarRules):

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...cards import RANKS
 from ...errors import CardsimError
 from ...gpu import launch_grid
 from ...rng import seed_key
+from . import records
 from .batch import MAX_DEALS, _table, game_results, match_results, seat_arrays
-from .columns import empty_columns, kernel_outputs
+from .columns import BYTE_COLUMNS, COUNT_COLUMNS, empty_columns, kernel_outputs
 from .cuda_kernel import cuda, play_matches, play_random_games
 from .kernel import Run, _worker_scratch
 from .kernel_layout import STRAT_USER
+from .reference import END_REASONS
 from .rules import SheddingRules
 
 THREADS_PER_BLOCK = 128
@@ -126,6 +129,59 @@ def play_random(
         _copy_back(_launch_games(table, scratch, seed, first_game, count, players), columns)
     run = Run(*seed_key(seed), first_game)
     return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
+
+
+_GAME_AXIS = {"small": 1, "counts": 1, "left": 0, "points": 0, "score": 0}
+"""The axis of each device record array along which its games lie (see :mod:`.columns`)."""
+_SEAT_ARRAYS = {"cards_left": "left", "points": "points", "score": "score"}
+"""The per-seat record columns' device arrays."""
+
+
+def device_chunk(
+    rules: SheddingRules,
+    players: int,
+    strategies: list,
+    seed: int,
+    first_game: int,
+    count: int,
+    every_strategy=None,
+):
+    """Games ``first_game .. first_game+count-1`` (``count`` >= 1) played on the GPU, their
+    records left in device memory: the :class:`simulate.gpu_aggregates.DeviceChunk` that an
+    aggregate-only run reduces there (``every_strategy``: as :func:`.records.to_table`)."""
+    from ...gpu_aggregates import DeviceChunk
+
+    table, _, scratch = _prepared(rules, players, strategies, None)
+    device = _launch_games(table, scratch, seed, first_game, count, players)
+    rows = {name: device["small"][k] for k, name in enumerate(BYTE_COLUMNS)}
+    rows.update({name: device["counts"][k] for k, name in enumerate(COUNT_COLUMNS)})
+    columns = {}
+    for name, (kind, _) in records.COLUMNS.items():
+        if name in ("game", "winner", "match", "deal") or kind.startswith("dictionary"):
+            continue
+        if name.endswith("_<i>"):
+            array = device[_SEAT_ARRAYS[name.removesuffix("_<i>")]]
+            columns.update({name.replace("<i>", str(s)): array[:, s] for s in range(players)})
+        else:
+            columns[name] = rows[name]
+    names = [str(strategy) for strategy in strategies]
+
+    def build(host: dict) -> object:
+        columns = empty_columns(host["small"].shape[1], players)
+        for name, array in kernel_outputs(columns)._asdict().items():
+            array[...] = host[name]
+        return records.to_table(first_game, columns, names, every_strategy)
+
+    return DeviceChunk(
+        first_game,
+        count,
+        players,
+        keys={name: rows[name] for name in ("end", "winner", "finish_rank")},
+        labels={"end": tuple(END_REASONS), "finish_rank": tuple(RANKS)},
+        columns=columns,
+        arrays={name: (array, _GAME_AXIS[name]) for name, array in device.items()},
+        build=build,
+    )
 
 
 def _launch_matches(table, scratch, key0, key1, first, ending, offsets, write, device, tallies):
