@@ -707,7 +707,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
 # stay as they are, its deficit stays; while only the fewest falls, its deficit grows. So a
 # seat's deficit at a mark is noted when its hand changes at the next one, when the fewest
 # rises at the next one (the one seat holding the fewest drew: every seat's, then), and at
-# the game's end.
+# the game's end (the winner's alone when it went out).
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -736,8 +736,8 @@ def _others_drawing(g, n):
 @njit(cache=True, inline="always", _nrt=False)
 def _mark_all(g, n):
     """A tension mark from every seat's hand: the one seat holding strictly the fewest cards
-    leads (none: the lead stays). Every seat's deficit at the last mark is noted (the first
-    mark after a deal notes 0s: the state is zeroed)."""
+    leads (none: the lead stays). Every seat's deficit at the last mark is noted (none
+    after other seats' penalties: :func:`_others_drawing` noted them)."""
     before = g[S_FEWEST]
     if before >= 0:
         for seat in range(n):
@@ -772,8 +772,9 @@ def _mark_two(g, seat, other):
 @njit(cache=True, inline="always", _nrt=False)
 def _mark(g, n, seat):
     """The tension mark at the end of ``seat``'s turn: with two players, :func:`_mark_two`;
-    else from its change alone, or (after a deal, other seats' penalties, or when the fewest
-    cards rise) :func:`_mark_all`."""
+    else from its change alone, or (after other seats' penalties, or when the fewest cards
+    rise) :func:`_mark_all`. :func:`_deal` leaves the state as a mark would, so that the
+    first turn's mark is a plain one."""
     if n == 2:
         _mark_two(g, seat, 1 - seat)
         return
@@ -785,7 +786,7 @@ def _mark(g, n, seat):
     bit = np.int64(1) << seat
     below = -np.int64(now < fewest)
     tied = (g[S_TIED] & ~bit & ~below) | (bit & -np.int64(now <= fewest))
-    if tied == 0:  # after a deal (0s), others' penalties (-1), the fewest rising
+    if tied == 0:  # after others' penalties (-1), or the fewest rising
         _mark_all(g, n)
         return
     g[S_BEHIND + seat] = max(g[S_BEHIND + seat], before - fewest)
@@ -1125,7 +1126,13 @@ def _deal(g, stream, decks, hand_size, first):
             held |= np.int64(1) << card
         g[S_HELD + seat] = held
         g[S_LEN + seat] = hand_size
+        g[S_MARKED + seat] = hand_size
         seat = _wrap(seat + 1, n)
+    # The marks' state as a mark would leave it now (every seat holding the fewest: no
+    # leader, no deficit), so that the first turn's mark is a plain one. Not a mark: none
+    # is taken after the deal.
+    g[S_FEWEST] = hand_size
+    g[S_TIED] = (np.int64(1) << n) - 1
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
     return first
@@ -1155,6 +1162,15 @@ def _record(g, stats, seats, row):
         _mark_two(g, 0, 1)
         if winner >= 0:
             behind = g[S_BEHIND + winner]
+    elif g[S_END] == END_OUT:
+        # The winner, out of cards, alone holds the fewest and leads; its deficit at this
+        # mark is 0, and those since its hand last changed are noted now (see _mark).
+        fewest = g[S_FEWEST]
+        behind = g[S_BEHIND + winner]
+        if fewest >= 0:
+            behind = max(behind, g[S_MARKED + winner] - fewest)
+        bit = np.int64(1) << winner
+        g[S_LEADERS] += g[S_LEADER] != bit
     else:
         _mark_all(g, n)
         if winner >= 0:
