@@ -151,8 +151,7 @@ def device_chunk(
     aggregate-only run reduces there (``every_strategy``: as :func:`.records.to_table`)."""
     from ...gpu_aggregates import DeviceChunk
 
-    table, _, scratch = _prepared(rules, players, strategies, None)
-    device = _launch_games(table, scratch, seed, first_game, count, players)
+    device = play_on_device(rules, players, strategies, seed, first_game, count)
     rows = {name: device["small"][k] for k, name in enumerate(BYTE_COLUMNS)}
     rows.update({name: device["counts"][k] for k, name in enumerate(COUNT_COLUMNS)})
     columns = {}
