@@ -498,9 +498,7 @@ def _count_into(groups: dict, keys: list, inverse: np.ndarray, columns: dict) ->
         counts = np.bincount(inverse * span + (values - lo), minlength=len(keys) * span)
         counts = counts.reshape(len(keys), span)
         for i, key in enumerate(keys):
-            row = counts[i]
-            hit = np.flatnonzero(row)
-            groups[key][name] = Distribution(hit.astype(np.int64) + lo, row[hit].astype(np.int64))
+            groups[key][name] = Distribution.from_bins(lo, counts[i])
 
 
 def _top_rows(table: pa.Table, lengths: Sequence[str], top: int, *, longest: bool) -> pa.Table:

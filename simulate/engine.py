@@ -180,14 +180,17 @@ def _play_chunk(
     return _interleave(parts, request.match_play, row)
 
 
+def rotation_tagged(table: pa.Table, rotation: int) -> pa.Table:
+    """``table``'s records tagged with the seating they were played in (a ``rotation``
+    int8 column, appended)."""
+    return table.append_column("rotation", arrow.constant(rotation, table.num_rows, np.int8))
+
+
 def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
     """Tag a chunk's records with the seating they were played in (``rotation`` int8)."""
 
     def tag(table: pa.Table | None) -> pa.Table | None:
-        if table is None:
-            return None
-        column = arrow.constant(rotation, table.num_rows, np.int8)
-        return table.append_column("rotation", column)
+        return None if table is None else rotation_tagged(table, rotation)
 
     return Chunk(tag(chunk.games), tag(chunk.matches), tag(chunk.events))
 

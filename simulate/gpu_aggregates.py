@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import arrow
+from .engine import rotation_tagged
 from .gpu import launch_grid, load_cuda
 
 cuda = load_cuda()
@@ -128,7 +129,7 @@ def _candidates(chunk: DeviceChunk, meta: dict, reduction, columns: dict, counte
     from analysis.aggregates import FIRST_KEPT, LONGEST_KEPT, aggregate_games
 
     device, ends = reduction.device, reduction.end_sizes
-    lengths = aggregate_games(_rows_table(chunk, None, device, empty=True), meta).lengths
+    lengths = aggregate_games(_empty_table(chunk), meta).lengths
     bound = sum(min(size, LONGEST_KEPT) for size in ends) * len(lengths)
     bound += sum(min(size, FIRST_KEPT) for size in ends)
     picked = cuda.device_array(bound, np.int64)
@@ -285,28 +286,21 @@ class _Groups:
         """The CPU's ``Aggregates.groups``: per group its ``n`` and a Distribution per
         column (``rotation``'s: the constant seating of the chunk)."""
         from analysis.aggregates import OTHERS
+        from analysis.statistics.distribution import Distribution
 
         groups = {}
         for i, key in enumerate(self.keys):
             value = {"n": int(self.sizes[i])}
             for name, (low, counts) in counted.items():
                 if name != OTHERS:
-                    value[name] = _distribution(low, counts[i])
+                    value[name] = Distribution.from_bins(low, counts[i])
             if rotation is not None:
-                value["rotation"] = _distribution(rotation, np.array([self.sizes[i]]))
+                value["rotation"] = Distribution.from_bins(rotation, np.array([self.sizes[i]]))
             if OTHERS in counted:
                 low, counts = counted[OTHERS]
-                value[OTHERS] = _distribution(low, counts[i])
+                value[OTHERS] = Distribution.from_bins(low, counts[i])
             groups[key] = value
         return groups
-
-
-def _distribution(low: int, counts: np.ndarray):
-    """The Distribution of ``counts`` (int64[span]) rows per value from ``low`` on."""
-    from analysis.statistics.distribution import Distribution
-
-    hit = np.flatnonzero(counts)
-    return Distribution(hit.astype(np.int64) + np.int64(low), counts[hit].astype(np.int64))
 
 
 def _longest_cuts(reduction: _Groups, name: str, counted, top: int):
@@ -337,16 +331,19 @@ def _longest_cuts(reduction: _Groups, name: str, counted, top: int):
     return cuda.to_device(above), cuda.to_device(cut)
 
 
-def _rows_table(chunk: DeviceChunk, rows, device: _Device, *, empty: bool = False) -> pa.Table:
-    """The records of ``rows`` (sorted int64 row numbers; None with ``empty``: none),
-    their ``game`` numbered as in the run."""
-    if empty:
-        host = {}
-        for name, (array, axis) in chunk.arrays.items():
-            shape = list(array.shape)
-            shape[axis] = 0
-            host[name] = np.empty(shape, array.dtype)
-        return chunk.build(host)
+def _empty_table(chunk: DeviceChunk) -> pa.Table:
+    """The records table of none of the chunk's games (its schema)."""
+    host = {}
+    for name, (array, axis) in chunk.arrays.items():
+        shape = list(array.shape)
+        shape[axis] = 0
+        host[name] = np.empty(shape, array.dtype)
+    return chunk.build(host)
+
+
+def _rows_table(chunk: DeviceChunk, rows, device: _Device) -> pa.Table:
+    """The records of ``rows`` (sorted int64 row numbers), their ``game`` numbered as in
+    the run."""
     on_device = cuda.to_device(rows)
     host = {
         name: device.take(array, on_device, axis) for name, (array, axis) in chunk.arrays.items()
@@ -358,11 +355,8 @@ def _rows_table(chunk: DeviceChunk, rows, device: _Device, *, empty: bool = Fals
 
 
 def _with_rotation(table: pa.Table, rotation: int | None) -> pa.Table:
-    """The records tagged with their seating, as :func:`simulate.engine._with_rotation`
-    tags them (``rotation`` int8)."""
-    if rotation is None:
-        return table
-    return table.append_column("rotation", arrow.constant(rotation, table.num_rows, np.int8))
+    """The records tagged with their seating (``rotation``: None, untagged)."""
+    return table if rotation is None else rotation_tagged(table, rotation)
 
 
 def _reduced_on_host(chunk: DeviceChunk, meta: dict, rotation: int | None, stats: dict):

@@ -47,11 +47,16 @@ class Distribution:
         lo, hi = int(a.min()), int(a.max())
         if hi - lo < _DENSE_SPAN:
             shifted = np.subtract(a, lo, dtype=np.int64) if lo else a.astype(np.int64, copy=False)
-            dense = np.bincount(shifted, minlength=hi - lo + 1)
-            present = np.flatnonzero(dense)
-            return cls(present.astype(np.int64) + lo, dense[present].astype(np.int64))
+            return cls.from_bins(lo, np.bincount(shifted, minlength=hi - lo + 1))
         values, counts = np.unique(a.astype(np.int64), return_counts=True)
         return cls(values, counts.astype(np.int64))
+
+    @classmethod
+    def from_bins(cls, low: int, bins: np.ndarray) -> Distribution:
+        """From dense counts: ``bins[i]`` (non-negative integers) games of value
+        ``low + i``; empty bins dropped."""
+        present = np.flatnonzero(bins)
+        return cls(present.astype(np.int64) + np.int64(low), bins[present].astype(np.int64))
 
     @classmethod
     def from_counts(cls, values, counts) -> Distribution:
