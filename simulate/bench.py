@@ -25,12 +25,14 @@ and times whole runs on it against ``--threads`` on this machine (with and witho
 (:mod:`simulate.cluster.bench`).
 
 ``--against REV`` compares the kernels of this tree with those of another revision of the
-project (a git worktree of ``REV`` made for the purpose and removed after): for each kernel,
-a fresh process of each tree plays ``--games`` games on one thread, in turn (old, new, old,
-new, ...), and the bench prints the median rate of each (games per CPU second, which a busy
-machine disturbs less than wall time) and the ratio. It measures what a change costs, such
-as the tension columns. ``REV`` must have the same batch functions
-(``beggar.batch.play_random``, ``shedding.batch.play_random``).
+project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
+path). For each kernel, one process of each tree plays ``--rounds`` bursts of a 20th of
+``--games`` games on one thread, the two taking turns (:func:`paired_bursts`), and the bench
+prints the median rate of each (games per CPU second) and the median of the bursts' ratios
+with its quartiles. Neighbouring bursts see the same machine, so the ratio holds on a shared
+machine whose speed wanders by a tenth within seconds, where runs of fresh processes in turn
+did not. It measures what a change costs, such as the tension columns. ``REV`` must have the
+same batch functions (``beggar.batch.play_random``, ``shedding.batch.play_random``).
 
 ``--backend cuda`` prints the rates on the GPU (the kernel alone, and with the records copied
 back) beside the CPU's: Beggar-My-Neighbour for 2, 3 and 4 players, and each shedding preset
@@ -38,7 +40,8 @@ with ``random`` in every seat for 2 and 4 players; without a usable GPU it says 
 line.
 
 Usage: ``python -m simulate.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster] [--against REV]
+[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster]
+[--against REV|PATH [--rounds R]]
 [--backend cpu|cuda]``.
 """
 
@@ -118,7 +121,12 @@ def main(argv: list[str] | None = None) -> None:
         ),
     )
     parser.add_argument(
-        "--against", metavar="REV", help="compare the kernels with those of git revision REV"
+        "--against",
+        metavar="REV",
+        help="compare the kernels with those of git revision REV (or of the checkout at a path)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=200, help="paired bursts per kernel, with --against"
     )
     parser.add_argument(
         "--backend",
@@ -131,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
         gpu_rates(args.games, args.repeats, numba.config.NUMBA_NUM_THREADS)
         return
     if args.against:
-        against(args.against, args.games, args.repeats, args.only)
+        against(args.against, args.games, args.rounds, args.only)
         return
     cores = numba.config.NUMBA_NUM_THREADS
     if args.only == "runs":
@@ -315,20 +323,21 @@ def whole_runs(games: int, repeats: int, cores: int) -> None:
     print("(in brackets: cores kept busy, the run's CPU time over its wall time)")
 
 
-# One timed run of one kernel on one thread, in a fresh process of whichever tree is first
-# on sys.path: argv = kernel ("bmn:2", "pis-yedili:4"), games. Prints games per CPU second.
-_ONE_RUN = """
+# A kernel's player for --against, in a process of whichever tree is first on sys.path:
+# argv = kernel ("bmn:2", "pis-yedili:4"). It warms up, says "ready", then plays a burst for
+# each line "seed games" it reads and answers the burst's CPU seconds.
+_BURSTS = """
 import sys, time
 import numba
 numba.set_num_threads(1)
-kernel, games = sys.argv[1], int(sys.argv[2])
-name, players = kernel.split(":")
+name, players = sys.argv[1].split(":")
 players = int(players)
 if name == "bmn":
     from simulate.games.beggar import batch
     from simulate.games.beggar.rules import BeggarRules
+    rules = BeggarRules()
     def play(seed, count):
-        batch.play_random(seed, 0, count, players, BeggarRules())
+        batch.play_random(seed, 0, count, players, rules)
 else:
     from simulate.games.shedding import batch
     from simulate.games.shedding.rules import preset
@@ -336,15 +345,57 @@ else:
     def play(seed, count):
         batch.play_random(rules, players, ["random"] * players, seed, 0, count)
 play(1, 1000)
-started = time.process_time()
-play(2, games)
-print(games / (time.process_time() - started))
+print("ready", flush=True)
+for line in sys.stdin:
+    seed, count = map(int, line.split())
+    started = time.process_time()
+    play(seed, count)
+    print(time.process_time() - started, flush=True)
 """
 
+AGAINST_BURSTS = 20
+"""``--against`` plays each kernel in bursts of ``--games`` / AGAINST_BURSTS games."""
 
-def against(revision: str, games: int, repeats: int, only: str | None) -> None:
-    """Print, per kernel, the median one-thread rate of ``revision``'s tree and of this
-    one, measured in turn in fresh processes, and their ratio (this tree over the other)."""
+
+def paired_bursts(trees: list[Path], kernel: str, burst: int, rounds: int) -> list[list[float]]:
+    """CPU seconds of ``rounds`` bursts of ``burst`` games of ``kernel`` ("bmn:2",
+    "crazy-eights:4", ...) by the code of each tree: one process a tree, kept from burst to
+    burst, the trees taking turns (the order reversed every round), so that neighbouring
+    bursts see the same machine. Returns a list of ``rounds`` seconds per tree."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BURSTS, kernel],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for tree in trees
+    ]
+    try:
+        for worker in workers:
+            if worker.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"{kernel}: a worker did not start (exit {worker.wait()})")
+        seconds: list[list[float]] = [[] for _ in trees]
+        for round_ in range(rounds):
+            order = range(len(trees)) if round_ % 2 == 0 else reversed(range(len(trees)))
+            for i in order:
+                workers[i].stdin.write(f"{round_ + 2} {burst}\n")
+                workers[i].stdin.flush()
+                seconds[i].append(float(workers[i].stdout.readline()))
+        return seconds
+    finally:
+        for worker in workers:
+            worker.stdin.close()
+            worker.wait()
+
+
+def against(revision: str, games: int, rounds: int, only: str | None) -> None:
+    """Print, per kernel, the one-thread rates of ``revision``'s tree and of this one from
+    :func:`paired_bursts`, and their ratio (this tree over the other): the median of the
+    rounds' ratios, with its quartiles. ``revision``: a git revision, or the path of a
+    checkout (say a worktree with a change that is measured, not committed)."""
     root = Path(__file__).resolve().parent.parent
     kernels = []
     if only in (None, "bmn"):
@@ -352,49 +403,44 @@ def against(revision: str, games: int, repeats: int, only: str | None) -> None:
     if only in (None, "shedding"):
         kernels += [(name, players, games // 4) for name in PRESETS for players in (2, 4)]
     with tempfile.TemporaryDirectory() as folder:
-        old = Path(folder) / "tree"
-        subprocess.run(
-            ["git", "-C", str(root), "worktree", "add", "--detach", str(old), revision],
-            check=True,
-            capture_output=True,
-        )
+        old = Path(revision)
+        made = not (old / "simulate").is_dir()
+        if made:
+            old = Path(folder) / "tree"
+            subprocess.run(
+                ["git", "-C", str(root), "worktree", "add", "--detach", str(old), revision],
+                check=True,
+                capture_output=True,
+            )
+        label = Path(revision).name if not made else revision
         try:
             print(
-                f"games per CPU second on one thread, median of {repeats} runs each, in turn: "
-                f"{revision} against this tree"
+                f"games per CPU second on one thread, {label} against this tree: {rounds} "
+                "paired bursts each; medians, the ratio's quartiles in brackets"
             )
-            print(f"{'kernel':<28} {revision:>14} {'this tree':>14} {'ratio':>6}")
+            print(
+                f"{'kernel':<28} {label[:14]:>14} {'this tree':>14} {'ratio':>6} "
+                f"{'[quartiles]':>16} {'burst':>8}"
+            )
             for name, players, count in kernels:
-                rates: dict[Path, list[float]] = {old: [], root: []}
-                for _ in range(repeats):
-                    for tree, found in rates.items():
-                        found.append(_one_run(tree, f"{name}:{players}", count))
-                before, after = (statistics.median(found) for found in rates.values())
-                label = f"{'beggar-my-neighbour' if name == 'bmn' else name}, {players}p"
+                burst = max(count // AGAINST_BURSTS, 1)
+                before, after = paired_bursts([old, root], f"{name}:{players}", burst, rounds)
+                ratios = [b / a for b, a in zip(before, after, strict=True)]
+                low, middle, high = statistics.quantiles(ratios, n=4)
+                rates = [burst / statistics.median(times) for times in (before, after)]
+                kernel = f"{'beggar-my-neighbour' if name == 'bmn' else name}, {players}p"
                 print(
-                    f"{label:<28} {before:>14,.0f} {after:>14,.0f} {after / before:>6.3f}",
+                    f"{kernel:<28} {rates[0]:>14,.0f} {rates[1]:>14,.0f} {middle:>6.3f} "
+                    f"{f'[{low:.3f}, {high:.3f}]':>16} {burst:>8,}",
                     flush=True,
                 )
         finally:
-            subprocess.run(
-                ["git", "-C", str(root), "worktree", "remove", "--force", str(old)],
-                check=False,
-                capture_output=True,
-            )
-
-
-def _one_run(tree: Path, kernel: str, games: int) -> float:
-    """Games per CPU second of one run of ``kernel`` by the code of ``tree``."""
-    environment = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [sys.executable, "-c", _ONE_RUN, kernel, str(games)],
-        cwd=tree,
-        env=environment,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return float(done.stdout.split()[-1])
+            if made:
+                subprocess.run(
+                    ["git", "-C", str(root), "worktree", "remove", "--force", str(old)],
+                    check=False,
+                    capture_output=True,
+                )
 
 
 LOGGED_RUNS = (("bmn", ()), ("pis-yedili", ("--rule", "match_deals=none")))

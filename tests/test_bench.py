@@ -47,3 +47,19 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
     assert int(sizes["Pis Yedili, 4 players, --records none"].replace(",", "")) < int(
         sizes["Pis Yedili, 4 players, --records all"].replace(",", "")
     )
+
+
+def test_against_a_checkout_pairs_bursts_of_each_kernel(capsys):
+    """``--against PATH``: each kernel's bursts played by one process per tree in turn; this
+    tree against itself, so every rate is positive and each row has its ratio and quartiles."""
+    root = bench.Path(bench.__file__).resolve().parent.parent
+    seconds = bench.paired_bursts([root, root], "bmn:2", burst=200, rounds=4)
+    assert [len(times) for times in seconds] == [4, 4]
+    assert all(time > 0 for times in seconds for time in times)
+    bench.against(str(root), games=4_000, rounds=3, only="bmn")
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [row[1] for row in rows] == ["2p", "3p", "4p"]
+    for row in rows:
+        ratio, low, high = float(row[4]), float(row[5].strip("[,")), float(row[6].strip("]"))
+        assert low <= ratio <= high
+        assert row[-1] == "200"  # a 20th of the games each burst

@@ -125,6 +125,10 @@ CONFIGS = [
     ("max-plays", "crazy-eights", {"max_plays": 15}, 4, _mixed(4, 2), None),
     ("max-turns", "crazy-eights", {"max_turns": 12}, 4, ["random"] * 4, None),
     ("reverse-two-skip", "crazy-eights", {"reverse_two_players": "skip"}, 2, _mixed(2, 0), None),
+    # Tables that fill the tension marks' vectors of 8 and 16 seats, and one of 9.
+    ("eight-players", "pis-yedili", {"decks": 2}, 8, _mixed(8, 1), None),
+    ("nine-players", "crazy-eights", {}, 9, _mixed(9, 0), None),
+    ("fifteen-players", "openspiel", {}, 15, ["random"] * 15, None),
     (
         "last-card-penalty",
         "crazy-eights",

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...compiled.bits import popcount, trailing_zeros
+from ...compiled.lanes import most_mark
 from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...compiled.rng_jit import batch_end, batch_word, stream_init
 from ...compiled.work_sharing import fetch_add
@@ -539,26 +540,21 @@ def _reset_marks(marks, n):
         marks[MK_BEHIND + seat] = 0
 
 
+_most_4 = most_mark[MAX_PLAYERS]
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _mark(state, n, marks):
     """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
     strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
-    # Without branches (after a trick the most cards move unpredictably), and over all
-    # MAX_PLAYERS seats whatever ``n``, which LLVM unrolls: a seat not dealt in holds no
-    # cards (as one that is out), so it never holds the most, and its deficit is not read.
-    most = np.int64(0)
-    for seat in range(MAX_PLAYERS):
-        most = max(most, state[ST_LEN + seat])
-    # The seats holding the most: 16 per seat plus their numbers (the seat when one does).
-    tied = np.int64(0)
-    for seat in range(MAX_PLAYERS):
-        tied += (16 + seat) & -np.int64(state[ST_LEN + seat] == most)
+    # Every seat's hand at once, as one vector (see simulate.compiled.lanes): a seat not
+    # dealt in holds no cards (as one that is out), so it never holds the most, and its
+    # deficit is not read.
+    tied = _most_4(state, ST_LEN, marks, MK_BEHIND)
     leader = marks[MK_LEADER]
-    new_leader = (tied & 15) if tied < 32 else leader
+    new_leader = trailing_zeros(tied) if (tied & (tied - 1)) == 0 else leader
     marks[MK_LEADERS] += new_leader != leader
     marks[MK_LEADER] = new_leader
-    for seat in range(MAX_PLAYERS):
-        marks[MK_BEHIND + seat] = max(marks[MK_BEHIND + seat], most - state[ST_LEN + seat])
 
 
 @njit(cache=True, inline="always", _nrt=False)

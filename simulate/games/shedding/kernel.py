@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...compiled.bits import popcount, trailing_zeros
+from ...compiled.lanes import PAD, fewest_mark
 from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from ...compiled.rng_jit import bounded, next_u32, shuffle, stream_init
 from ...compiled.work_sharing import fetch_add
@@ -125,6 +126,7 @@ from .kernel_layout import (
     G_WEIGHTS,
     GROWTH_DOUBLE,
     INVALID,
+    LANES,
     LAST_PENALTY,
     MATCH_BLOCK,
     MATCHES,
@@ -176,17 +178,15 @@ from .kernel_layout import (
     S_DRAW_MASK,
     S_DRAWS,
     S_END,
-    S_FEWEST,
     S_FINISH,
     S_FIRST,
     S_FORGET,
     S_GAME_SIZE,
     S_HELD,
     S_IDLE,
+    S_LEAD_FLIPS,
     S_LEADER,
-    S_LEADERS,
     S_LEN,
-    S_MARKED,
     S_N,
     S_ONE_DECK,
     S_OPENINGS,
@@ -201,7 +201,6 @@ from .kernel_layout import (
     S_SPOS,
     S_STRATEGY,
     S_SUIT,
-    S_TIED,
     S_TURNS,
     S_WILD_MASK,
     S_WILDS,
@@ -677,7 +676,6 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
             g[S_PSKIP] = skip
         elif skip and g[G_RULES + R_STACKING] == STACK_NONE:
             victim = _wrap(seat + g[S_DIR], n)
-            _others_drawing(g, n)
             if log is not None:
                 _put(log, g, victim, EV_PENALTY, NONE, NONE, draw, NONE)
             _draw_penalty(g, stream, victim, draw, log, CAUSE_PENALTY)
@@ -690,7 +688,6 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
     elif skip:
         g[S_SKIP_NEXT] = 1
     if all_draw:
-        _others_drawing(g, n)
         for k in range(1, n):
             _draw_penalty(g, stream, _wrap(seat + k * g[S_DIR], n), all_draw, log, CAUSE_ALL_DRAW)
             if g[S_END] >= 0:
@@ -700,100 +697,34 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
 # --- the turns -------------------------------------------------------------------------------
 
 
-# The tension marks, taken at the end of every turn, cost a few cycles of a turn's ~65: in a
-# turn only the acting seat's hand changes (but for the penalties of ``_rare_effects``), so
-# the fewest cards and the seats holding them (a bit each, ``S_TIED``) are updated from its
-# change alone. Each seat's deficits are noted lazily: while its hand and the fewest cards
-# stay as they are, its deficit stays; while only the fewest falls, its deficit grows. So a
-# seat's deficit at a mark is noted when its hand changes at the next one, when the fewest
-# rises at the next one (the one seat holding the fewest drew: every seat's, then), and at
-# the game's end (the winner's alone when it went out).
+# The tension marks, taken at the end of every turn and at the game's end, are the
+# reference's ``mark``: every seat's hand is read, as one vector (a seat a lane: see
+# :mod:`simulate.compiled.lanes`), in the narrowest that holds the seats. The lanes past the
+# last seat hold lanes.PAD cards (set by _prepare), so they never hold the fewest.
+_fewest_2 = fewest_mark[2]
+_fewest_4 = fewest_mark[4]
+_fewest_8 = fewest_mark[8]
+_fewest_16 = fewest_mark[16]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _lead(g, tied):
-    """The one seat holding the fewest cards (``tied``: their bits) leads (``S_LEADER``:
-    its bit)."""
+def _mark(g, n):
+    """A tension mark: the one seat holding strictly the fewest cards leads (``S_LEADER``: its
+    bit; none: the lead stays) and each seat's deficit is noted (``S_BEHIND``).
+    ``S_LEAD_FLIPS`` counts the bits the leader's bit flips: 1 for the first leader, 2 for
+    each change (a popcount is one instruction fewer than a comparison and its count)."""
+    if n == 2:
+        tied = _fewest_2(g, S_LEN, g, S_BEHIND)
+    elif n <= 4:
+        tied = _fewest_4(g, S_LEN, g, S_BEHIND)
+    elif n <= 8:
+        tied = _fewest_8(g, S_LEN, g, S_BEHIND)
+    else:
+        tied = _fewest_16(g, S_LEN, g, S_BEHIND)
     leader = g[S_LEADER]
     new_leader = tied if (tied & (tied - 1)) == 0 else leader
-    g[S_LEADERS] += new_leader != leader
+    g[S_LEAD_FLIPS] += popcount(new_leader ^ leader)
     g[S_LEADER] = new_leader
-
-
-@njit(cache=True, _nrt=False)
-def _others_drawing(g, n):
-    """Seats other than the one playing draw a penalty: note every seat's deficit at the last
-    mark and leave the next mark to :func:`_mark_all` (``S_FEWEST`` -1, ``S_TIED`` 0)."""
-    fewest = g[S_FEWEST]
-    if fewest < 0:  # done earlier in the turn
-        return
-    for seat in range(n):
-        g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_MARKED + seat] - fewest)
-    g[S_FEWEST] = -1
-    g[S_TIED] = 0
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _mark_all(g, n):
-    """A tension mark from every seat's hand: the one seat holding strictly the fewest cards
-    leads (none: the lead stays). Every seat's deficit at the last mark is noted (none
-    after other seats' penalties: :func:`_others_drawing` noted them)."""
-    before = g[S_FEWEST]
-    if before >= 0:
-        for seat in range(n):
-            g[S_BEHIND + seat] = max(g[S_BEHIND + seat], g[S_MARKED + seat] - before)
-    fewest = np.int64(1) << 40
-    tied = np.int64(0)
-    for seat in range(n):
-        held = g[S_LEN + seat]
-        g[S_MARKED + seat] = held
-        below = -np.int64(held < fewest)  # masks: see :func:`_mark`
-        tied = (tied & ~below) | ((np.int64(1) << seat) & -np.int64(held <= fewest))
-        fewest = min(fewest, held)
-    g[S_FEWEST] = fewest
-    g[S_TIED] = tied
-    _lead(g, tied)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _mark_two(g, seat, other):
-    """A tension mark with two players, from both hands (cheaper than the lazy marks: the one
-    seat holding fewer cards leads, the other's deficit is the difference)."""
-    ahead = g[S_LEN + other] - g[S_LEN + seat]  # > 0: ``seat`` holds fewer
-    leader = g[S_LEADER]
-    one = np.int64(1)
-    new_leader = one << seat if ahead > 0 else (one << other if ahead < 0 else leader)
-    g[S_LEADERS] += new_leader != leader
-    g[S_LEADER] = new_leader
-    at = np.uint64(S_BEHIND + (other if ahead > 0 else seat))  # the one that may trail more
-    g[at] = max(g[at], abs(ahead))
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _mark(g, n, seat):
-    """The tension mark at the end of ``seat``'s turn: with two players, :func:`_mark_two`;
-    else from its change alone, or (after other seats' penalties, or when the fewest cards
-    rise) :func:`_mark_all`. :func:`_deal` leaves the state as a mark would, so that the
-    first turn's mark is a plain one."""
-    if n == 2:
-        _mark_two(g, seat, 1 - seat)
-        return
-    fewest = g[S_FEWEST]
-    before = g[S_MARKED + seat]
-    now = g[S_LEN + seat]
-    # Masks, not conditional expressions: LLVM makes those branches, which the processor
-    # mispredicts (the fewest cards move unpredictably at a turn's end).
-    bit = np.int64(1) << seat
-    below = -np.int64(now < fewest)
-    tied = (g[S_TIED] & ~bit & ~below) | (bit & -np.int64(now <= fewest))
-    if tied == 0:  # after others' penalties (-1), or the fewest rising
-        _mark_all(g, n)
-        return
-    g[S_BEHIND + seat] = max(g[S_BEHIND + seat], before - fewest)
-    g[S_MARKED + seat] = now
-    g[S_FEWEST] = min(fewest, now)
-    g[S_TIED] = tied
-    _lead(g, tied)
 
 
 @njit(cache=True, _nrt=False)
@@ -1022,7 +953,7 @@ def _play(g, stream, seat, user, log):
             drawn = 0
         if g[S_END] >= 0:
             return
-        _mark(g, n, seat)
+        _mark(g, n)
         if g[S_BARRED + seat] > 0:
             g[S_BARRED + seat] -= 1
         step = 2 if g[S_SKIP_NEXT] and not g[S_PENDING] else 1
@@ -1073,6 +1004,8 @@ def _prepare(g, table, strategies):
         g[G_ALL_DRAW + card] = rules[R_ALL_DRAW + rank]
         g[G_POINTS + card] = rules[R_POINTS + rank]
     g[S_N] = n
+    for seat in range(n, LANES):  # a lane past the last seat never holds the fewest
+        g[S_LEN + seat] = PAD
     g[S_ONE_DECK] = decks == 1
     wild = 0
     draws = 0
@@ -1126,13 +1059,7 @@ def _deal(g, stream, decks, hand_size, first):
             held |= np.int64(1) << card
         g[S_HELD + seat] = held
         g[S_LEN + seat] = hand_size
-        g[S_MARKED + seat] = hand_size
         seat = _wrap(seat + 1, n)
-    # The marks' state as a mark would leave it now (every seat holding the fewest: no
-    # leader, no deficit), so that the first turn's mark is a plain one. Not a mark: none
-    # is taken after the deal.
-    g[S_FEWEST] = hand_size
-    g[S_TIED] = (np.int64(1) << n) - 1
     g[S_SPOS] = n * hand_size
     g[S_SEND] = total
     return first
@@ -1155,27 +1082,10 @@ def _record(g, stats, seats, row):
     stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
     stats[row, O_FINISH] = g[S_FINISH]
     stats[row, O_FIRST] = g[S_FIRST]
-    # The game's end: a mark, and the deficits at it (noted only here with more players).
     winner = g[S_WINNER]
-    behind = -1
-    if n == 2:
-        _mark_two(g, 0, 1)
-        if winner >= 0:
-            behind = g[S_BEHIND + winner]
-    elif g[S_END] == END_OUT:
-        # The winner, out of cards, alone holds the fewest and leads; its deficit at this
-        # mark is 0, and those since its hand last changed are noted now (see _mark).
-        fewest = g[S_FEWEST]
-        behind = g[S_BEHIND + winner]
-        if fewest >= 0:
-            behind = max(behind, g[S_MARKED + winner] - fewest)
-        bit = np.int64(1) << winner
-        g[S_LEADERS] += g[S_LEADER] != bit
-    else:
-        _mark_all(g, n)
-        if winner >= 0:
-            behind = max(g[S_BEHIND + winner], g[S_LEN + winner] - g[S_FEWEST])
-    stats[row, O_LEAD_CHANGES] = max(g[S_LEADERS] - 1, 0)
+    _mark(g, n)  # the game's end
+    behind = g[S_BEHIND + winner] if winner >= 0 else -1
+    stats[row, O_LEAD_CHANGES] = max(g[S_LEAD_FLIPS] - 1, 0) // 2
     stats[row, O_WINNER_BEHIND] = behind
     scoring = g[G_RULES + R_SCORING]
     sign = -1 if scoring == SCORE_MINUS else 1

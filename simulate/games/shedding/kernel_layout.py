@@ -19,6 +19,9 @@ from .reference import END_REASONS
 from .rules import CHOICES, MAX_PLAYERS, RULE_VECTOR_SIZE, R
 
 DECK = 52
+LANES = 16
+"""The widest tension mark's vector (MAX_PLAYERS rounded up to a power of two): each seat's
+hand size and deficit take LANES words, so that a mark reads and writes them whole."""
 MAX_DECKS = 8
 MAX_CARDS = DECK * MAX_DECKS
 
@@ -107,22 +110,18 @@ S_END = 16
 S_WINNER = 17
 S_FINISH = 18
 S_FIRST = 19  # the seat that takes the first turn
-# Tension marks: the leader's bit (0 before the first), how many leaders there have been
-# (the first included), and each seat's most cards behind the seat holding the fewest (its
-# deficits noted so far: see the kernel's ``_mark``). As of the last mark: the fewest cards
-# held, the seats holding them (a bit each) and each seat's cards.
+# Tension marks: the leader's bit (0 before the first), the bits it flipped (1 for the first
+# leader, 2 a change), and each seat's most cards behind the seat holding the fewest over the
+# marks so far (LANES words, as the hand sizes: see the kernel's ``_mark``).
 S_LEADER = 20
-S_LEADERS = 21
-S_FEWEST = 22
-S_TIED = 23
-S_BEHIND = 24
-S_MARKED = S_BEHIND + MAX_PLAYERS
-S_BARRED = S_MARKED + MAX_PLAYERS
+S_LEAD_FLIPS = 21
+S_BEHIND = 22
+S_BARRED = S_BEHIND + LANES
 S_GAME_SIZE = S_BARRED + MAX_PLAYERS
 S_HELD = S_GAME_SIZE
-S_LEN = S_HELD + MAX_PLAYERS
+S_LEN = S_HELD + MAX_PLAYERS  # LANES words: lanes.PAD past the last seat
 # ... and what stays from game to game of a run (set by :func:`_prepare`).
-S_N = S_LEN + MAX_PLAYERS
+S_N = S_LEN + LANES
 S_ONE_DECK = S_N + 1  # 1 when every identity has one copy
 S_WILD_MASK = S_N + 2
 S_DRAW_MASK = S_N + 3
