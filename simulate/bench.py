@@ -26,12 +26,13 @@ and times whole runs on it against ``--threads`` on this machine (with and witho
 
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
-path). For each kernel, one process of each tree plays ``--rounds`` bursts of a 20th of
-``--games`` games on one thread, the two taking turns (:func:`paired_bursts`), and the bench
-prints the median rate of each (games per CPU second) and the median of the bursts' ratios
-with its quartiles. Neighbouring bursts see the same machine, so the ratio holds on a shared
-machine whose speed wanders by a tenth within seconds, where runs of fresh processes in turn
-did not. It measures what a change costs, such as the tension columns. ``REV`` must have the
+path). For each kernel, ``--repeats`` runs: in each, one fresh process of each tree plays
+``--rounds`` bursts of a 20th of ``--games`` games on one thread, the two taking turns
+(:func:`paired_bursts`). The bench prints the median rate of each tree (games per CPU
+second) and the median of the runs' ratios, a run's ratio being the median of its bursts'.
+Neighbouring bursts see the same machine, so the ratio holds on a shared machine whose speed
+wanders by a tenth within seconds, where whole runs of fresh processes in turn did not.
+It measures what a change costs, such as the tension columns. ``REV`` must have the
 same batch functions (``beggar.batch.play_random``, ``shedding.batch.play_random``).
 
 ``--backend cuda`` prints the rates on the GPU (the kernel alone, and with the records copied
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
         help="compare the kernels with those of git revision REV (or of the checkout at a path)",
     )
     parser.add_argument(
-        "--rounds", type=int, default=200, help="paired bursts per kernel, with --against"
+        "--rounds", type=int, default=40, help="paired bursts per run, with --against"
     )
     parser.add_argument(
         "--backend",
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         gpu_rates(args.games, args.repeats, numba.config.NUMBA_NUM_THREADS)
         return
     if args.against:
-        against(args.against, args.games, args.rounds, args.only)
+        against(args.against, args.games, args.repeats, args.rounds, args.only)
         return
     cores = numba.config.NUMBA_NUM_THREADS
     if args.only == "runs":
@@ -391,11 +392,15 @@ def paired_bursts(trees: list[Path], kernel: str, burst: int, rounds: int) -> li
             worker.wait()
 
 
-def against(revision: str, games: int, rounds: int, only: str | None) -> None:
-    """Print, per kernel, the one-thread rates of ``revision``'s tree and of this one from
-    :func:`paired_bursts`, and their ratio (this tree over the other): the median of the
-    rounds' ratios, with its quartiles. ``revision``: a git revision, or the path of a
-    checkout (say a worktree with a change that is measured, not committed)."""
+def against(revision: str, games: int, repeats: int, rounds: int, only: str | None) -> None:
+    """Print, per kernel, the one-thread rates of ``revision``'s tree and of this one, and
+    their ratio (this tree over the other). ``repeats`` runs, each a fresh pair of processes
+    playing ``rounds`` paired bursts (:func:`paired_bursts`): a run's ratio is the median of
+    its bursts' ratios, the ratio printed the median of the runs' (with their range), the
+    rates the medians over every burst. Fresh processes, because one process of a tree can
+    run a few percent faster or slower than the next (where its arrays and code fall).
+    ``revision``: a git revision, or the path of a checkout (say a worktree with a change
+    that is measured, not committed)."""
     root = Path(__file__).resolve().parent.parent
     kernels = []
     if only in (None, "bmn"):
@@ -412,26 +417,33 @@ def against(revision: str, games: int, rounds: int, only: str | None) -> None:
                 check=True,
                 capture_output=True,
             )
-        label = Path(revision).name if not made else revision
+        label = revision if made else old.name
         try:
             print(
-                f"games per CPU second on one thread, {label} against this tree: {rounds} "
-                "paired bursts each; medians, the ratio's quartiles in brackets"
+                f"games per CPU second on one thread, {label} against this tree: median of "
+                f"{repeats} runs of {rounds} paired bursts each (the runs' range in brackets)"
             )
             print(
                 f"{'kernel':<28} {label[:14]:>14} {'this tree':>14} {'ratio':>6} "
-                f"{'[quartiles]':>16} {'burst':>8}"
+                f"{'[range]':>16} {'burst':>8}"
             )
             for name, players, count in kernels:
                 burst = max(count // AGAINST_BURSTS, 1)
-                before, after = paired_bursts([old, root], f"{name}:{players}", burst, rounds)
-                ratios = [b / a for b, a in zip(before, after, strict=True)]
-                low, middle, high = statistics.quantiles(ratios, n=4)
-                rates = [burst / statistics.median(times) for times in (before, after)]
+                seconds: list[list[float]] = [[], []]
+                ratios = []
+                for _ in range(repeats):
+                    before, after = paired_bursts([old, root], f"{name}:{players}", burst, rounds)
+                    seconds[0] += before
+                    seconds[1] += after
+                    ratios.append(
+                        statistics.median(b / a for b, a in zip(before, after, strict=True))
+                    )
+                rates = [burst / statistics.median(times) for times in seconds]
                 kernel = f"{'beggar-my-neighbour' if name == 'bmn' else name}, {players}p"
+                spread = f"[{min(ratios):.3f}, {max(ratios):.3f}]"
                 print(
-                    f"{kernel:<28} {rates[0]:>14,.0f} {rates[1]:>14,.0f} {middle:>6.3f} "
-                    f"{f'[{low:.3f}, {high:.3f}]':>16} {burst:>8,}",
+                    f"{kernel:<28} {rates[0]:>14,.0f} {rates[1]:>14,.0f} "
+                    f"{statistics.median(ratios):>6.3f} {spread:>16} {burst:>8,}",
                     flush=True,
                 )
         finally:
