@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from simulate.compiled.lanes import LANE_COUNTS, PAD, fewest_mark, fewest_scalar, most_mark
+from simulate.compiled.lanes import LANE_COUNTS, PAD, fewest_mark, most_mark, scalar_mark
 
 HELD_AT, BEHIND_AT = 3, 37  # odd offsets into one array, as the kernels' scratch has them
 
@@ -48,13 +48,15 @@ def test_a_mark_equals_numpy(lanes, most):
         assert (np.delete(g, np.r_[BEHIND_AT : BEHIND_AT + lanes]) == untouched).all()
 
 
+@pytest.mark.parametrize("most", [False, True], ids=["fewest", "most"])
 @pytest.mark.parametrize("lanes", LANE_COUNTS)
-def test_the_scalar_twin_equals_the_vector_mark(lanes):
+def test_the_scalar_twin_equals_the_vector_mark(lanes, most):
     # The twin is what the GPU compiles: the same tied seats and deficits, lanes included.
-    call = _called(fewest_mark[lanes])
-    rng = np.random.default_rng(7 * lanes)
+    call = _called((most_mark if most else fewest_mark)[lanes])
+    rng = np.random.default_rng(7 * lanes + most)
     for _ in range(100):
         g = rng.integers(0, 9, BEHIND_AT + lanes).astype(np.int64)
         twin = g.copy()
-        assert call(g) == fewest_scalar(twin, HELD_AT, twin, BEHIND_AT, lanes)
+        sign = -1 if most else 1
+        assert call(g) == scalar_mark(twin, HELD_AT, twin, BEHIND_AT, lanes, sign)
         assert (g == twin).all()

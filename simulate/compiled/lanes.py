@@ -12,9 +12,8 @@ LLVM's vectorizers do not find this in the scalar code numba emits, so :data:`fe
 and :data:`most_mark` write the vector code themselves, as LLVM IR (numba intrinsics). The
 IR is target-independent: LLVM picks the instructions (AVX-512, AVX2, NEON). For any target
 other than the CPU (numba-cuda compiles the CPU kernels' ``@njit`` functions as GPU device
-functions) a mark compiles its scalar twin instead, :func:`fewest_scalar` or
-:func:`most_scalar`, which also states what the vector code computes (tests hold the two
-equal).
+functions) a mark compiles its scalar twin instead, :func:`scalar_mark`, which also states
+what the vector code computes (tests hold the two equal).
 
 A mark is called as ``fewest_mark[lanes](held, held_at, behind, behind_at)``:
 
@@ -27,6 +26,9 @@ A mark is called as ``fewest_mark[lanes](held, held_at, behind, behind_at)``:
 
 and returns the seats holding the fewest (the most) cards, a bit each (int64, bit ``s``
 for seat ``s``).
+
+numba's on-disk cache is keyed on the calling kernel's source file, not on this one: after
+changing the code here, touch the kernels (or ``make clean``) so that they compile again.
 """
 
 from __future__ import annotations
@@ -45,30 +47,17 @@ LANE_COUNTS = (2, 4, 8, 16)
 
 
 @njit(cache=True, _nrt=False)
-def fewest_scalar(held, held_at, behind, behind_at, lanes):
-    """:data:`fewest_mark` seat by seat."""
-    fewest = held[held_at]
+def scalar_mark(held, held_at, behind, behind_at, lanes, sign):
+    """A mark seat by seat: :data:`fewest_mark` with ``sign`` 1, :data:`most_mark` with -1
+    (the most cards are the fewest of the negated counts)."""
+    fewest = sign * held[held_at]
     for seat in range(1, lanes):
-        fewest = min(fewest, held[held_at + seat])
+        fewest = min(fewest, sign * held[held_at + seat])
     tied = np.int64(0)
     for seat in range(lanes):
-        cards = held[held_at + seat]
+        cards = sign * held[held_at + seat]
         behind[behind_at + seat] = max(behind[behind_at + seat], cards - fewest)
         tied |= np.int64(cards == fewest) << seat
-    return tied
-
-
-@njit(cache=True, _nrt=False)
-def most_scalar(held, held_at, behind, behind_at, lanes):
-    """:data:`most_mark` seat by seat."""
-    most = held[held_at]
-    for seat in range(1, lanes):
-        most = max(most, held[held_at + seat])
-    tied = np.int64(0)
-    for seat in range(lanes):
-        cards = held[held_at + seat]
-        behind[behind_at + seat] = max(behind[behind_at + seat], most - cards)
-        tied |= np.int64(cards == most) << seat
     return tied
 
 
@@ -97,13 +86,13 @@ def _everywhere(builder, vector, lanes, keep):
 
 def _mark_intrinsic(lanes: int, most: bool):
     """The intrinsic of a mark over ``lanes`` seats: of the fewest cards, or of the most."""
-    scalar = most_scalar if most else fewest_scalar
+    sign = -1 if most else 1
 
     def codegen(context, builder, signature, args):
         if not isinstance(context, CPUContext):
 
             def twin(held, held_at, behind, behind_at):
-                return scalar(held, held_at, behind, behind_at, lanes)
+                return scalar_mark(held, held_at, behind, behind_at, lanes, sign)
 
             return context.compile_internal(builder, twin, signature, args)
         held_type, _, behind_type, _ = signature.args
