@@ -7,7 +7,7 @@ DEMO_DIR := results/demo
 DEMO_STUDY := studies/pis-yedili-sevens.toml
 DEMO_STUDY_DIR := results/demo-study
 
-.PHONY: demo test test-fast bench lint clean
+.PHONY: demo test test-fast test-deep warm bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +25,25 @@ demo: $(STAMP)
 	@echo "Report: $(DEMO_DIR)/report.html (and report.md)"
 	@echo "Study (Pis Yedili, stacked 7s adding vs doubling): $(DEMO_STUDY_DIR)/"
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
+# The suite on every core (pytest-xdist; tests that share a cluster, a port, a signal or
+# the CUDA simulator are kept to one worker by their xdist_group), after numba's cache is
+# filled once; the 25 slowest tests close the output. docs/how-it-works.md#tests
+PYTEST_XDIST := -n auto --dist loadgroup
 
-# everything but the tests marked slow (subprocesses, grids, big runs): the inner loop
-test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -q
+warm: $(STAMP)
+	$(BIN)/python tests/warm_numba_cache.py
+
+test: warm
+	$(BIN)/python -m pytest $(PYTEST_XDIST) --durations=25
+
+# everything but the tests marked slow (subprocesses, clusters, the CUDA simulator): the
+# inner loop
+test-fast: warm
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" -q
+
+# the property tests with hypothesis's deep profile: ten times the examples, new ones each run
+test-deep: warm
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m hypothesis --hypothesis-profile deep -q
 
 bench: $(STAMP)
 	$(BIN)/python -m simulate.bench

@@ -36,6 +36,11 @@ def max_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def default_threads() -> int:
+    """The threads a run plays on when none are asked for: all of :func:`max_threads`."""
+    return max_threads()
+
+
 @dataclass(frozen=True)
 class Request:
     """A validated run request."""
@@ -137,7 +142,7 @@ def make_request(
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
     most = max_threads()
-    threads = most if threads is None else threads
+    threads = default_threads() if threads is None else threads
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
         raise CardsimError(f"threads must be from 1 to {most} on this machine, got {threads!r}")
     base = info.base_rules()

@@ -1,8 +1,14 @@
-"""Shared helpers for the tests that run the installed ``cardsim`` as a subprocess."""
+"""Shared helpers for the tests that run ``cardsim``: as a subprocess, or in this process
+through the console script's own entry point."""
 
+import contextlib
+import io
 import subprocess
+import sys
 import time
+import traceback
 from pathlib import Path
+from unittest import mock
 
 from simulate.folder.manifest import read_manifest
 
@@ -24,3 +30,29 @@ def signal_after_first_chunk(proc: subprocess.Popen, folder: Path, signum: int) 
             proc.kill()
             proc.wait()
     return err
+
+
+def run_main(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess:
+    """``cardsim ARGS`` run in this process, in the folder ``cwd``, through the console
+    script's entry point (:func:`simulate.cli.main`, which turns usage mistakes into one
+    ``error:`` line): its exit status, stdout and stderr as a CompletedProcess. An exception
+    that escapes ``main`` is written to stderr as Python would print it (a traceback) with
+    status 1, so a test sees what a user of the real script would."""
+    from simulate.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with (
+        contextlib.chdir(cwd),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        mock.patch.object(sys, "argv", ["cardsim", *args]),
+    ):
+        try:
+            main()
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        except BaseException:  # noqa: BLE001 (what the real script would print)
+            traceback.print_exc()
+            code = 1
+    return subprocess.CompletedProcess(["cardsim", *args], code, out.getvalue(), err.getvalue())

@@ -2,11 +2,76 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import sys
 from pathlib import Path
 
+import hypothesis_profiles  # noqa: F401 (registers and loads the ci profile)
 import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--reference-seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="replay a test run's fresh sample of stored differential games (its seed is "
+        "printed in pytest's header); default: a new seed each run",
+    )
+
+
+def pytest_configure(config):
+    """Draw the reference sample's seed once per test run: the controller draws it (or takes
+    ``--reference-seed``) and hands it to every xdist worker."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        config.reference_seed = workerinput["reference_seed"]
+    else:
+        chosen = config.getoption("reference_seed")
+        config.reference_seed = secrets.randbelow(2**32) if chosen is None else chosen
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_HandSeedToWorkers())
+        if workerinput is None and config.getoption("dist", "no") == "loadgroup":
+            _check_groups_are_kept()
+
+
+def _check_groups_are_kept() -> None:
+    """Refuse, in one line, a pytest that xdist's ``loadgroup`` cannot group under: from
+    pytest 9.2, pytest-xdist (3.8) writes a test's group into a node id pytest no longer
+    reads (pytest-xdist#1386), and the tests of a group, which share a cluster or the CUDA
+    simulator, would spread over the workers without a word, each starting its own."""
+    from importlib.metadata import version
+
+    def release(name: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in version(name).split(".")[:2] if part.isdigit())
+
+    if release("pytest") >= (9, 2) and release("pytest-xdist") <= (3, 8):
+        raise pytest.UsageError(
+            f"pytest {version('pytest')} ignores pytest-xdist {version('pytest-xdist')}'s "
+            "test groups; install the dev extra's pytest: pip install -e '.[dev]'"
+        )
+
+
+class _HandSeedToWorkers:
+    """xdist's hook, registered only where xdist is installed (pytest rejects an unknown
+    hook in a conftest)."""
+
+    @pytest.hookimpl
+    def pytest_configure_node(self, node):
+        node.workerinput["reference_seed"] = node.config.reference_seed
+
+
+def pytest_report_header(config):
+    seed = config.reference_seed
+    return f"reference sample: seed {seed} (replay it with --reference-seed {seed})"
+
+
+@pytest.fixture(scope="session")
+def reference_seed(request) -> int:
+    """The seed of this test run's fresh sample of stored games for the references."""
+    return request.config.reference_seed
 
 
 @pytest.fixture(scope="session")
@@ -23,24 +88,24 @@ def cardsim_exe() -> str:
 
 SLOW_MODULES = {
     "test_run_safety",  # real runs killed, disks filled, folders damaged: subprocesses
-    "test_shedding_differential",  # the kernel against the reference over the knob grid
-    "test_beggar_differential",  # the same for Beggar-My-Neighbour, thousands of deals
-    "test_shedding_properties",  # hypothesis: 250 random configurations
-    "test_golden_records",  # every game, preset and strategy against committed records
     "test_report_wording",  # whole reports of many small runs, read for their words
     "test_bench",  # whole benchmark runs in subprocesses
     "test_cluster",  # Dask clusters started, workers and schedulers killed
     "test_cuda",  # the GPU kernel under numba's CUDA simulator (Python speed)
-    "test_shedding_logs",  # the logging kernel against the reference over a grid
 }
 """Test modules that are slow as a whole; ``make test-fast`` leaves them out."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Mark ``slow`` (left out by ``make test-fast``, run by ``make test``) every test of a
     :data:`SLOW_MODULES` module, and every test that runs ``cardsim`` or Python in a
     subprocess (it uses the ``cardsim_exe`` fixture, or its name says ``script`` or
-    ``never_imports``)."""
+    ``never_imports``).
+
+    Put the tests of a module that share a module-scoped fixture in one xdist group (named
+    for the module), unless they have a group already: otherwise each worker that runs one
+    of them builds the fixture again."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
         subprocess_test = (
@@ -50,3 +115,77 @@ def pytest_collection_modifyitems(config, items):
         )
         if module in SLOW_MODULES or subprocess_test:
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module-{module}"))
+
+
+def _uses_module_fixture(item) -> bool:
+    """Whether ``item`` uses a fixture of module scope (directly or through another)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(defs and defs[-1].scope == "module" for defs in info.name2fixturedefs.values())
+
+
+@pytest.fixture(scope="session")
+def local_address():
+    """The address of one ``LocalCluster`` of two one-thread worker processes, shared by
+    every test of the run that needs a cluster but does not test starting one (they are
+    all in the xdist group ``cluster``, so it starts once, in one worker)."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.CRITICAL,
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="session")
+def simulator_runs(tmp_path_factory) -> dict:
+    """Every check under numba's CUDA simulator, run once in one interpreter
+    (``tests/cuda_simulator.py``): job name -> CompletedProcess. Its tests are all in the
+    xdist group ``cuda``, so it runs once per test run."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed (pip install 'cardsim[cuda]')")
+    from cuda_simulator import run_jobs
+
+    return run_jobs(tmp_path_factory.mktemp("cuda-simulator"))
+
+
+@pytest.fixture(autouse=True)
+def one_numba_thread(monkeypatch):
+    """Each test plays on one numba thread unless it asks for more (``threads=2``,
+    ``--threads 2``): xdist runs one test per core, and two tests of two threads each on two
+    cores spend their time waiting for each other. Tests of thread independence still ask
+    for two threads and get them (the environment's ``NUMBA_NUM_THREADS`` is left alone)."""
+    import numba
+
+    import simulate.request
+
+    monkeypatch.setattr(simulate.request, "default_threads", lambda: 1)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def small_charts(request, monkeypatch):
+    """Reports in tests write their charts as PNG at the lowest resolution allowed, unless
+    the test is marked ``print_output`` (the tests of the charts' and reports' files
+    themselves), which see the defaults: every format at 200 dpi."""
+    if request.node.get_closest_marker("print_output") is None:
+        from analysis.rendering import output
+
+        monkeypatch.setattr(output, "DEFAULT_DPI", output.DPI_RANGE[0])
+        monkeypatch.setattr(output, "DEFAULT_FORMATS", ("png",))

@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_beggar_differential import cycling_deals, short_deal  # noqa: E402
+from differential.beggar_grid import cycling_deals, short_deal  # noqa: E402
 
 from simulate.games.beggar import batch  # noqa: E402
 from simulate.games.beggar.rules import BeggarRules  # noqa: E402

@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from differential.shedding_grid import CONFIGS  # noqa: E402
 from shedding_helpers import EVERY_STRATEGY  # noqa: E402
-from test_shedding_differential import CONFIGS  # noqa: E402
 
 from simulate.games.shedding import batch  # noqa: E402
 from simulate.games.shedding.reference import END_REASONS  # noqa: E402

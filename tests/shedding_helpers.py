@@ -1,17 +1,8 @@
 """Shared helpers for the shedding-game tests: kernel records as reference records."""
 
-from simulate.games.shedding import reference
+from differential.shedding_grid import EVERY_STRATEGY  # noqa: F401 (shared by the tests)
 
-EVERY_STRATEGY = (
-    "random",
-    "uniform",
-    "first",
-    "greedy",
-    "hold-wilds",
-    "attack",
-    "weighted:points=-1,wild=3,action=2,draw=1,again=-4,suit_left=0.5,rank_left=-1",
-)
-"""One of each kind of strategy (a weighted one with every feature)."""
+from simulate.games.shedding import reference
 
 
 def kernel_records(columns) -> list[reference.SheddingRecord]:

@@ -25,6 +25,7 @@ def test_whole_runs_prints_each_run_with_its_ratio(capsys):
         assert float(row.split()[-1]) == pytest.approx(one / every, rel=0.02)
 
 
+@pytest.mark.xdist_group("cluster")
 @pytest.mark.slow
 def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
     """``--only cluster`` on a real dask scheduler and two workers started for it: both

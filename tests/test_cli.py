@@ -322,6 +322,7 @@ def test_script_search_deals_replay(cardsim_exe):
         assert record["winner"] == int(winner)
 
 
+@pytest.mark.xdist_group("signal")
 def test_script_ctrl_c_keeps_finished_chunks(cardsim_exe, tmp_path):
     """SIGINT during a long run: exit 130, whole chunks kept, run.json says interrupted."""
     run_dir = tmp_path / "run"
@@ -387,6 +388,7 @@ def test_script_search_stdout_holds_only_results(cardsim_exe):
     assert proc.stdout.startswith("Beggar-My-Neighbour, 2 players: 2,000 random deals"), proc.stdout
 
 
+@pytest.mark.xdist_group("signal")
 def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp_path):
     run_dir = tmp_path / "run"
     games = 6 * (1 << 20)

@@ -1,10 +1,11 @@
-"""Every mistake a user can make, through the installed ``cardsim`` script: one ``error:``
+"""Every mistake a user can make, through the console script's entry point: one ``error:``
 line on stderr naming the bad value, exit code 2, no traceback, nothing written.
 
 Each case runs in its own empty working folder (outputs are given as relative paths, and
 a command without ``--out`` would write ``results/`` there), which must still be empty
-afterwards. The cases run two at a time, all before the first assertion (a subprocess costs
-about a second of imports).
+afterwards. Every case runs in this process (``cli_helpers.run_main``: the entry point the
+script calls, its exit status and streams); :data:`SCRIPT_CASES`, one of each kind of
+mistake, also run through the installed ``cardsim`` script in a subprocess, two at a time.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main
 
 GOOD_STUDY = """\
 game = "pis-yedili"
@@ -176,36 +178,67 @@ def listing(folder: Path) -> dict[str, int | None]:
     }
 
 
-@pytest.fixture(scope="module")
-def outcomes(cardsim_exe, tmp_path_factory):
-    """Every case run once: id -> (CompletedProcess, files left in its working folder)."""
-    root = tmp_path_factory.mktemp("errors")
+SCRIPT_CASES = [
+    "unknown game",
+    "bad knob value",
+    "games not a number",
+    "missing game argument",
+    "rule file not text",
+    "resume a folder that is not a run",
+    "report of a corrupt Parquet file",
+    "bad variant knob",
+    "compare a folder that is not a run",
+]
+"""The cases also run through the real script: typer's own usage errors, the rules', the
+files', the run folders', the studies' and the comparisons'."""
+SCRIPTED = [case for case in CASES if case[0] in SCRIPT_CASES]
+
+
+def run_cases(root: Path, cases: list, run, *, parallel: bool = False) -> dict:
+    """Each case run once by ``run(args, cwd)`` (two at a time with ``parallel``): id ->
+    (CompletedProcess, files left in its working folder); ``"inputs"``: the inputs' listing
+    before and after."""
     inputs = root / "in"
     make_inputs(inputs)
     before = listing(inputs)
 
-    def run(case):
+    def one(case):
         name, args, _ = case
         cwd = root / f"cwd{CASES.index(case)}"
         cwd.mkdir()
-        proc = subprocess.run(
-            [cardsim_exe, *(arg.replace("{in}", str(inputs)) for arg in args)],
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            timeout=120,
-        )
+        proc = run([arg.replace("{in}", str(inputs)) for arg in args], cwd)
         return name, (proc, sorted(p.name for p in cwd.iterdir()))
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(pool.map(run, CASES))
+    if parallel:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = dict(pool.map(one, cases))
+    else:
+        results = dict(one(case) for case in cases)
     results["inputs"] = (before, listing(inputs))
     return results
 
 
-@pytest.mark.parametrize(("name", "args", "words"), CASES, ids=[case[0] for case in CASES])
-def test_user_error_is_one_line_exit_2_and_writes_nothing(outcomes, name, args, words):
-    proc, left = outcomes[name]
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    """Every case run once in this process."""
+    return run_cases(
+        tmp_path_factory.mktemp("errors"), CASES, lambda args, cwd: run_main(args, cwd=cwd)
+    )
+
+
+@pytest.fixture(scope="module")
+def script_outcomes(cardsim_exe, tmp_path_factory):
+    """The :data:`SCRIPT_CASES` run once each through the installed script."""
+
+    def script(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [cardsim_exe, *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        )
+
+    return run_cases(tmp_path_factory.mktemp("script-errors"), SCRIPTED, script, parallel=True)
+
+
+def check_outcome(proc: subprocess.CompletedProcess, left: list, words: list[str]) -> None:
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stderr.strip().splitlines()
@@ -217,6 +250,27 @@ def test_user_error_is_one_line_exit_2_and_writes_nothing(outcomes, name, args, 
     assert left == [], left
 
 
+@pytest.mark.parametrize(("name", "args", "words"), CASES, ids=[case[0] for case in CASES])
+def test_user_error_is_one_line_exit_2_and_writes_nothing(outcomes, name, args, words):
+    check_outcome(*outcomes[name], words)
+
+
+@pytest.mark.parametrize(("name", "args", "words"), SCRIPTED, ids=[case[0] for case in SCRIPTED])
+def test_script_user_error_is_one_line_exit_2_and_writes_nothing(
+    script_outcomes, name, args, words
+):
+    check_outcome(*script_outcomes[name], words)
+
+
+def test_every_script_case_is_a_case():
+    assert len(SCRIPTED) == len(SCRIPT_CASES)
+
+
 def test_no_error_changes_the_inputs(outcomes):
     before, after = outcomes["inputs"]
+    assert after == before
+
+
+def test_script_no_error_changes_the_inputs(script_outcomes):
+    before, after = script_outcomes["inputs"]
     assert after == before

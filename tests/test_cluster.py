@@ -14,7 +14,6 @@ by its fixture or its ``finally``, even on failure.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import socket
@@ -36,6 +35,8 @@ from simulate.cluster import parse_address
 from simulate.cluster.task import TaskRequest, VersionMismatch, describe, play_task
 from simulate.errors import CardsimError
 from simulate.request import make_request
+
+pytestmark = pytest.mark.xdist_group("cluster")  # one LocalCluster, fixed ports, real schedulers
 
 distributed = pytest.importorskip("distributed", reason="pip install 'cardsim[cluster]'")
 
@@ -126,22 +127,6 @@ def one_error_line(returncode: int, stderr: str, *words: str) -> str:
     for word in words:
         assert word in lines[0], (word, lines[0])
     return lines[0]
-
-
-@pytest.fixture(scope="module")
-def local_address():
-    """The address of a LocalCluster of two one-thread worker processes."""
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.CRITICAL,
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
 
 
 def start_scheduler(port: int) -> subprocess.Popen:

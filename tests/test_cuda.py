@@ -26,6 +26,8 @@ import pytest
 
 from simulate.errors import CardsimError
 
+pytestmark = pytest.mark.xdist_group("cuda")  # the CUDA simulator's interpreters, one at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 CARDSIM = Path(sys.executable).parent / "cardsim"
 
@@ -78,12 +80,17 @@ def _checks(script: str, scale: int, *, simulator: bool, timeout: int = 600) -> 
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module")
-def simulated_checks() -> dict:
-    """tests/cuda_checks.py's report, run under the simulator."""
-    done = _python([str(ROOT / "tests" / "cuda_checks.py"), "1"], simulator=True)
+def simulated(runs: dict, job: str):
+    """The stdout of ``job`` of ``tests/cuda_simulator.py``'s run, which must have passed."""
+    done = runs[job]
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+@pytest.fixture
+def simulated_checks(simulator_runs) -> dict:
+    """tests/cuda_checks.py's report, run under the simulator."""
+    return json.loads(simulated(simulator_runs, "beggar-checks"))
 
 
 @needs_numba_cuda
@@ -102,21 +109,10 @@ def test_simulated_gpu_records_equal_cpu_records(simulated_checks):
 
 
 @needs_numba_cuda
-def test_simulated_api_run_equals_cpu_run(tmp_path):
-    # The whole path (request, engine, chunks, run folder) with --log: the logged games are
-    # played on the CPU, the others on the (simulated) GPU; records and events as the CPU's.
-    code = f"""
-import warnings; warnings.simplefilter("ignore", RuntimeWarning)
-from simulate.api import simulate
-common = dict(players=3, games=300, seed=99, rules={{"time_limit": 400}}, log=4)
-gpu = simulate("bmn", backend="cuda", out={str(tmp_path / "gpu")!r}, **common)
-cpu = simulate("bmn", out={str(tmp_path / "cpu")!r}, **common)
-print(gpu.games.equals(cpu.games), gpu.events.equals(cpu.events), gpu.meta.get("backend"),
-      cpu.meta.get("backend"), len(gpu.games), sorted(set(gpu.games["end"])))
-"""
-    done = _python(["-c", code], simulator=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split() == [
+def test_simulated_api_run_equals_cpu_run(simulator_runs):
+    # The whole path with --log (tests/cuda_simulator.py, job "bmn-api-run").
+    stdout = simulated(simulator_runs, "bmn-api-run")
+    assert stdout.split() == [
         "True",
         "True",
         "cuda",
@@ -128,11 +124,11 @@ print(gpu.games.equals(cpu.games), gpu.events.equals(cpu.events), gpu.meta.get("
 
 
 @needs_numba_cuda
-def test_simulated_shedding_gpu_records_equal_cpu_records():
+def test_simulated_shedding_gpu_records_equal_cpu_records(simulator_runs):
     from simulate.games.shedding.reference import END_REASONS
     from simulate.games.shedding.rules import PRESETS
 
-    checks = _checks("cuda_shedding_checks.py", 1, simulator=True)
+    checks = json.loads(simulated(simulator_runs, "shedding-checks"))
     assert {name: c["differ"] for name, c in checks.items() if c["differ"]} == {}
     for name in PRESETS:
         for players in (2, 4):
@@ -151,62 +147,24 @@ def test_simulated_shedding_gpu_records_equal_cpu_records():
 
 
 @needs_numba_cuda
-def test_simulated_shedding_api_runs_equal_cpu_runs(tmp_path):
-    # The whole path (request, engine, chunks, run folder): Pis Yedili's matches with mixed
-    # seats and logged matches (played again on the CPU), and single games, seats rotated.
-    code = f"""
-import warnings; warnings.simplefilter("ignore", RuntimeWarning)
-from simulate.api import simulate
-seats = ["greedy", "random:forget=0.2", "attack", "uniform"]
-runs = {{
-    "matches": dict(game="pis-yedili", players=4, games=40, seed=7, strategies=seats, log=2,
-                    rules={{"last_card_call": True}}),
-    "games": dict(game="crazy-eights", players=3, games=300, seed=8, strategies=seats[:3],
-                  rotate_seats=True, rules={{"stock_empty": "pass", "decks": 2}}),
-}}
-for name, common in runs.items():
-    gpu = simulate(backend="cuda", out={str(tmp_path)!r} + "/gpu-" + name, **common)
-    cpu = simulate(out={str(tmp_path)!r} + "/cpu-" + name, **common)
-    same = [gpu.games.equals(cpu.games), gpu.meta.get("backend"), len(gpu.games)]
-    if name == "matches":
-        same += [gpu.matches.equals(cpu.matches), gpu.events.equals(cpu.events),
-                 len(gpu.matches), len(gpu.events) > 0]
-    print(name, *same)
-"""
-    done = _python(["-c", code], simulator=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [line.split() for line in done.stdout.strip().splitlines()]
+def test_simulated_shedding_api_runs_equal_cpu_runs(simulator_runs):
+    # The whole path, matches and rotated seats (tests/cuda_simulator.py, "shedding-api-runs").
+    stdout = simulated(simulator_runs, "shedding-api-runs")
+    lines = [line.split() for line in stdout.strip().splitlines()]
     # 40 matches of 4 deals; 300 deals played in each of the 3 seatings
     assert lines[0] == ["matches", "True", "cuda", "160", "True", "True", "40", "True"]
     assert lines[1] == ["games", "True", "cuda", "900"]
 
 
 @needs_numba_cuda
-def test_simulated_user_strategy_is_refused_on_the_gpu(tmp_path):
-    code = f"""
-from simulate.api import simulate
-from simulate.bench import longest_suit
-from simulate.errors import CardsimError
-from simulate.games.shedding import cuda_batch
-from simulate.games.shedding.rules import preset
-try:
-    simulate("crazy-eights", players=2, games=10, strategies=[longest_suit], backend="cuda",
-             out={str(tmp_path / "run")!r})
-except CardsimError as exc:
-    print(exc)
-try:
-    cuda_batch.play_random(preset("crazy-eights"), 2, ["greedy", longest_suit], 1, 0, 10)
-except CardsimError as exc:
-    print(exc)
-"""
-    done = _python(["-c", code], simulator=True)
-    assert done.returncode == 0, done.stderr[-3000:]
+def test_simulated_user_strategy_is_refused_on_the_gpu(simulator_runs):
+    stdout = simulated(simulator_runs, "user-strategy-refused")
     refusal = (
         "backend cuda plays the built-in strategies only, not a user strategy (a Python "
         "function); play it with backend cpu"
     )
-    assert done.stdout.strip().splitlines() == [refusal, refusal]
-    assert not (tmp_path / "run").exists()
+    assert stdout.strip().splitlines() == [refusal, refusal]
+    assert not (simulator_runs["user-strategy-refused"].folder / "run").exists()
 
 
 @needs_numba_cuda

@@ -363,6 +363,7 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
         RunWriter(out, request.meta())
 
 
+@pytest.mark.xdist_group("signal")
 def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
     # SIGINT arriving while a chunk is being written only asks the run to stop: the chunk is
     # finished and counted, and the run stops at the end of the chunk being played then.

@@ -17,14 +17,16 @@ import json
 
 import pytest
 from test_cuda import ROOT, _checks, _python, needs_gpu, needs_numba_cuda, real_gpu  # noqa: F401
+from test_cuda import simulated as simulated_stdout
 
-pytestmark = pytest.mark.slow  # every test runs the simulator (Python speed) in a subprocess
+# every test runs the simulator (Python speed) in a subprocess, in the CUDA simulator's group
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cuda")]
 
 
-@pytest.fixture(scope="module")
-def simulated() -> dict:
+@pytest.fixture
+def simulated(simulator_runs) -> dict:
     """tests/gpu_aggregates_checks.py's report, run under the simulator."""
-    return _checks("gpu_aggregates_checks.py", 1, simulator=True)
+    return json.loads(simulated_stdout(simulator_runs, "aggregates-checks"))
 
 
 @needs_numba_cuda
@@ -58,60 +60,11 @@ def test_device_kernels_compile():
 
 
 @needs_numba_cuda
-def test_simulated_records_none_run_and_report_equal_cpu_run(tmp_path):
-    # The whole path: request, engine hook, chunks (two per run), run folder, report.
-    code = f"""
-import json, sys, warnings
-warnings.simplefilter("ignore", RuntimeWarning)
-sys.path.insert(0, "tests")
-from pathlib import Path
-from analysis.load import load_run
-from analysis.reports import write_report
-from gpu_aggregates_checks import differences
-from simulate import gpu_aggregates
-from simulate.engine import play_run
-from simulate.request import make_request
-
-calls = []
-reduce = gpu_aggregates.reduce_on_device
-def counted(*args, **kwargs):
-    calls.append(1)
-    return reduce(*args, **kwargs)
-gpu_aggregates.reduce_on_device = counted
-
-def body(folder):
-    text = (folder / "report.md").read_text()
-    return [line for line in text.splitlines() if not line.startswith(("| elapsed", "| created"))]
-
-runs = {{
-    "bmn": dict(players=2, games=400, rules={{"time_limit": 300}}),
-    "crazy-eights": dict(players=3, games=300, strategies=["greedy", "random", "attack"],
-                         rules={{"stock_empty": "end", "max_plays": 30}}),
-}}
-for game, options in runs.items():
-    folders = {{}}
-    for backend in ("cuda", "cpu"):
-        out = Path({str(tmp_path)!r}) / f"{{game}}-{{backend}}"
-        request = make_request(game, seed=17, threads=1, backend=backend, **options)
-        play_run(request, out=out, collect=False, chunk_size=256, records="none")
-        write_report(out, formats="png", dpi=50)
-        folders[backend] = out
-    gpu, cpu = (load_run(folders[b]) for b in ("cuda", "cpu"))
-    print(json.dumps({{
-        "game": game,
-        "calls": len(calls),
-        "differ": differences(gpu.aggregates, cpu.aggregates),
-        "report": body(folders["cuda"]) == body(folders["cpu"]),
-        "summary": all((folders["cuda"] / name).read_text() == (folders["cpu"] / name).read_text()
-                       for name in ("summary.csv", "balance.csv")),
-        "records": gpu.aggregates.records,
-        "aggregate_only": "aggregate-only run" in (folders["cuda"] / "report.md").read_text(),
-    }}))
-    calls.clear()
-"""
-    done = _python(["-c", code], simulator=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = [json.loads(line) for line in done.stdout.strip().splitlines()]
+def test_simulated_records_none_run_and_report_equal_cpu_run(simulator_runs):
+    # The whole path: request, engine hook, chunks (two per run), run folder, report
+    # (tests/cuda_simulator.py, job "records-none-runs").
+    stdout = simulated_stdout(simulator_runs, "records-none-runs")
+    found = [json.loads(line) for line in stdout.strip().splitlines()]
     assert [run["game"] for run in found] == ["bmn", "crazy-eights"]
     for run in found:
         assert run["differ"] == [] and run["report"] and run["summary"] and run["aggregate_only"]

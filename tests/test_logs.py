@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from beggar_helpers import kernel_records
-from test_beggar_differential import random_rules, short_deal
+from differential.beggar_grid import random_rules, short_deal
 from typer.testing import CliRunner
 
 import simulate

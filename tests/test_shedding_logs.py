@@ -7,8 +7,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from differential.shedding_grid import CONFIGS, SEED
 from shedding_helpers import kernel_records
-from test_shedding_differential import CONFIGS, SEED
 from typer.testing import CliRunner
 
 import simulate

@@ -7,6 +7,7 @@ records equal the reference's."""
 import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from shedding_helpers import EVERY_STRATEGY, kernel_records
 
 from simulate.cards import RANKS
@@ -66,8 +67,7 @@ def configurations(draw):
 
 
 @settings(
-    max_examples=250,
-    deadline=None,
+    max_examples=examples(250),
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 @given(config=configurations(), seed=st.integers(0, 2**64 - 1), first=st.integers(0, 10**12))

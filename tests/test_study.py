@@ -421,6 +421,7 @@ def test_resume_refuses_settings_that_differ_from_its_own(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.xdist_group("signal")
 def test_script_sweep_sigterm_keeps_finished_chunks_and_says_how_to_resume(cardsim_exe, tmp_path):
     """SIGTERM during a cell: exit 130, whole chunks kept, the resume command printed."""
     games = 2 * (1 << 20) + 1

@@ -321,28 +321,22 @@ def test_records_none_in_the_study_file_and_the_command(tmp_path):
 # --- on a cluster ------------------------------------------------------------------------------
 
 
-def test_aggregate_only_study_on_a_cluster_keeps_the_same_counts(tmp_path):
+@pytest.mark.xdist_group("cluster")
+def test_aggregate_only_study_on_a_cluster_keeps_the_same_counts(tmp_path, local_address):
     """Each task plays its range of every variant and returns their statistics and pairs:
     the cells' folders equal those written here, byte for byte (match play, whose deals
     the client numbers per cell)."""
-    distributed = pytest.importorskip("distributed")
     from simulate.api import sweep as api_sweep
 
     study = study_file(tmp_path, SEVENS.replace("games = 500", "games = 10000"))
     sweep(study, tmp_path / "here", "none", 24000)  # 3 ranges here, 2 tasks there
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    api_sweep(
+        study,
+        out=tmp_path / "there",
+        threads=1,
+        report=False,
+        records="none",
+        scheduler=local_address,
     )
-    try:
-        api_sweep(
-            study,
-            out=tmp_path / "there",
-            threads=1,
-            report=False,
-            records="none",
-            scheduler=cluster.scheduler_address,
-        )
-    finally:
-        cluster.close()
     for cell in ("adding-4p", "doubling-4p"):
         assert_same_bytes(tmp_path / "there" / cell, tmp_path / "here" / cell)

@@ -81,7 +81,7 @@ def test_tournament_runs_and_report(tmp_path):
     html, md = write_tournament_report(out)
     text = md.read_text()
     assert "Win share against each other strategy" in text and "Ratings" in text
-    assert (out / "charts" / "tournament.svg").exists() and (out / "matrix.csv").exists()
+    assert (out / "charts" / "tournament.png").exists() and (out / "matrix.csv").exists()
     assert "data:image/png;base64" in html.read_text()
     with pytest.raises(CardsimError, match="already holds a tournament"):
         run_tournament(

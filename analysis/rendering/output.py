@@ -16,7 +16,9 @@ from analysis.errors import ReportError
 from analysis.rendering.document import Block, to_html, to_markdown
 
 CHART_FORMATS = ("png", "svg", "pdf")
-"""The formats a chart can be written in; every report writes all three by default."""
+"""The formats a chart can be written in."""
+DEFAULT_FORMATS = CHART_FORMATS
+"""The formats a report writes when none is asked for: all three."""
 DEFAULT_DPI = 200
 """Resolution of the PNG charts (the ones in ``charts/`` and the ones embedded in HTML)."""
 DPI_RANGE = (50, 1200)
@@ -25,11 +27,11 @@ DPI_RANGE = (50, 1200)
 
 def chart_formats(formats: str | Iterable[str] | None, option: str = "formats") -> tuple[str, ...]:
     """The chart formats asked for, checked: ``"png,svg"`` or ``["png", "svg"]`` (any
-    order, case and spacing; repeats dropped) → ``("png", "svg")``; ``None`` → all of
-    :data:`CHART_FORMATS`. Raises :class:`ReportError` naming ``option`` and the first
+    order, case and spacing; repeats dropped) → ``("png", "svg")``; ``None`` →
+    :data:`DEFAULT_FORMATS`. Raises :class:`ReportError` naming ``option`` and the first
     unknown value, and what is allowed."""
     if formats is None:
-        return CHART_FORMATS
+        return DEFAULT_FORMATS
     items = formats.split(",") if isinstance(formats, str) else list(formats)
     chosen: list[str] = []
     allowed = ", ".join(CHART_FORMATS)
