@@ -117,6 +117,34 @@ def test_bootstrap_difference_interval_covers_the_difference():
     assert 5 < lo and hi < 15
 
 
+def test_bootstrap_intervals_asked_again_are_remembered_and_equal(monkeypatch):
+    """The memo returns what a fresh draw gives, without drawing again; another count,
+    seed or number of replicates is drawn anew."""
+    from analysis.statistics import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_memo_store", type(bootstrap._memo_store)())
+    rng = np.random.default_rng(8)
+    a = Distribution.of(rng.integers(0, 60, 3000))
+    b = Distribution.of(rng.integers(5, 70, 3000))
+    draws = []
+    real = bootstrap.replicate_means
+    monkeypatch.setattr(bootstrap, "replicate_means", lambda *args: draws.append(1) or real(*args))
+    fresh = mean_interval(a), mean_difference_interval(a, b)
+    assert len(draws) == 3
+    again = mean_interval(a), mean_difference_interval(a, b)
+    assert again == fresh and len(draws) == 3
+    lo, hi = np.percentile(real(a, 2000, np.random.default_rng(BOOTSTRAP_SEED)), [2.5, 97.5])
+    assert fresh[0] == (lo, hi)
+    shifted = Distribution(a.values, a.counts + (np.arange(a.counts.size) == 0))
+    assert mean_interval(shifted) != fresh[0] and len(draws) == 4
+    mean_interval(a, seed=BOOTSTRAP_SEED + 1), mean_interval(a, replicates=500)
+    mean_difference_interval(b, a)
+    assert len(draws) == 8
+    monkeypatch.setattr(bootstrap, "_MEMO_SIZE", 2)
+    mean_interval(b)
+    assert len(bootstrap._memo_store) == 2
+
+
 def test_checkpoints_are_one_two_five_per_decade():
     assert checkpoints(500).tolist() == [100, 200, 500]
     assert checkpoints(1234).tolist() == [100, 200, 500, 1000, 1234]

@@ -10,6 +10,9 @@ second for the 3,600 distinct lengths of Beggar-My-Neighbour. The generator is s
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from analysis.statistics.distribution import Distribution
@@ -20,6 +23,10 @@ BOOTSTRAP_SEED = 20241130
 REPLICATES = 2000
 #: Most multinomial draws (replicates × distinct values) held in memory at once.
 _BLOCK_CELLS = 4_000_000
+#: Replicate sets kept by :func:`_memo` (2,000 replicates are 16 KB each).
+_MEMO_SIZE = 512
+_memo_store: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_memo_lock = threading.Lock()
 
 
 def replicate_means(
@@ -51,6 +58,30 @@ def _percentile_interval(replicates: np.ndarray, confidence: float) -> tuple[flo
     return float(lo), float(hi)
 
 
+def _key(dist: Distribution) -> tuple:
+    values, counts = np.ascontiguousarray(dist.values), np.ascontiguousarray(dist.counts)
+    return (values.dtype.str, values.tobytes(), counts.dtype.str, counts.tobytes())
+
+
+def _memo(key: tuple, compute) -> np.ndarray:
+    """``compute()``, remembered under ``key`` (least recently used dropped past
+    :data:`_MEMO_SIZE`): a report, its summary.csv and a comparison ask for the intervals of
+    the same distributions, and each is a pure function of the counts, the number of
+    replicates and the seed, so asking again gives the same array without drawing it."""
+    with _memo_lock:
+        found = _memo_store.get(key)
+        if found is not None:
+            _memo_store.move_to_end(key)
+            return found
+    found = compute()
+    found.setflags(write=False)
+    with _memo_lock:
+        _memo_store[key] = found
+        while len(_memo_store) > _MEMO_SIZE:
+            _memo_store.popitem(last=False)
+    return found
+
+
 def mean_interval(
     dist: Distribution,
     confidence: float = 0.95,
@@ -58,7 +89,10 @@ def mean_interval(
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lo, hi)`` of the mean of ``dist``; NaN when empty."""
-    means = replicate_means(dist, replicates, np.random.default_rng(seed))
+    means = _memo(
+        ("mean", *_key(dist), replicates, seed),
+        lambda: replicate_means(dist, replicates, np.random.default_rng(seed)),
+    )
     return _percentile_interval(means, confidence)
 
 
@@ -71,6 +105,10 @@ def mean_difference_interval(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``mean(other) − mean(base)``, the two runs resampled
     independently (replicate i of each paired); NaN when either is empty."""
-    rng = np.random.default_rng(seed)
-    diff = replicate_means(other, replicates, rng) - replicate_means(base, replicates, rng)
+
+    def draw() -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return replicate_means(other, replicates, rng) - replicate_means(base, replicates, rng)
+
+    diff = _memo(("difference", *_key(base), *_key(other), replicates, seed), draw)
     return _percentile_interval(diff, confidence)
