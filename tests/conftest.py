@@ -99,9 +99,9 @@ SLOW_MODULES = {
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Mark ``slow`` (left out by ``make test-fast``, run by ``make test``) every test of a
-    :data:`SLOW_MODULES` module, and every test that runs ``cardsim`` or Python in a
+    :data:`SLOW_MODULES` module, every test that runs ``cardsim`` or Python in a
     subprocess (it uses the ``cardsim_exe`` fixture, or its name says ``script`` or
-    ``never_imports``).
+    ``never_imports``), and every test that needs the run's ``LocalCluster``.
 
     Put the tests of a module that share a module-scoped fixture in one xdist group (named
     for the module), unless they have a group already: otherwise each worker that runs one
@@ -113,7 +113,8 @@ def pytest_collection_modifyitems(config, items):
             or "script" in item.name
             or "never_imports" in item.name  # a fresh interpreter, to see what it imports
         )
-        if module in SLOW_MODULES or subprocess_test:
+        cluster_test = "local_address" in getattr(item, "fixturenames", ())
+        if module in SLOW_MODULES or subprocess_test or cluster_test:
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module-{module}"))
