@@ -401,7 +401,11 @@ def verify(
     if verdict.problems:
         typer.echo(
             f"{run_dir}: {count(len(verdict.problems), 'problem')} found"
-            + ("" if repair else f"; repair with: cardsim verify {run_dir} --repair")
+            + (
+                f"; repair with: cardsim verify {run_dir} --repair"
+                if verdict.repairable and not repair
+                else ""
+            )
         )
         raise typer.Exit(1)
     if repair and not verdict.repaired:

@@ -166,9 +166,11 @@ def sha256_of(data) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def part_problem(folder: Path, part: Part) -> str | None:
+def part_problem(folder: Path, part: Part, entry: Entry | None = None) -> str | None:
     """What is wrong with one chunk file (missing, another size, another checksum), or
-    None when its bytes are those the manifest recorded."""
+    None when its bytes are those the manifest recorded. With its ``entry``, a Parquet file
+    of games, matches or events whose bytes hold is also read against its line: the rows it
+    holds and the games (matches) they belong to (a line edited by hand contradicts them)."""
     path = folder / part.file
     try:
         data = path.read_bytes()
@@ -180,6 +182,62 @@ def part_problem(folder: Path, part: Part) -> str | None:
         return f"{len(data):,} bytes where {part.bytes:,} were written"
     if sha256_of(data) != part.sha256:
         return "checksum mismatch (the bytes changed since they were written)"
+    if entry is not None:
+        return _contents_problem(data, part, entry)
+    return None
+
+
+def _key_span(handle, key: str) -> tuple[int, int]:
+    """The least and greatest value of the integer column ``key`` of a Parquet file: from
+    its row groups' statistics where written (the bytes already matched their checksum),
+    else read."""
+    import pyarrow.compute as pc
+
+    index = handle.schema_arrow.get_field_index(key)
+    lows, highs = [], []
+    for group in range(handle.metadata.num_row_groups):
+        stats = handle.metadata.row_group(group).column(index).statistics
+        if stats is None or not stats.has_min_max:
+            found = pc.min_max(handle.read(columns=[key])[key])
+            return int(found["min"].as_py()), int(found["max"].as_py())
+        lows.append(int(stats.min))
+        highs.append(int(stats.max))
+    return min(lows), max(highs)
+
+
+SPANNED_KINDS = ("games", "matches", "events")
+"""The kinds of record whose rows name their game (match): ``games`` and ``matches`` hold
+every game of their chunk, ``events`` those that were logged."""
+
+
+def _contents_problem(data: bytes, part: Part, entry: Entry) -> str | None:
+    """Whether a chunk file's rows agree with its manifest line: ``part.rows`` rows, every
+    one of a game (match) of ``entry``, and for games and matches every game of it."""
+    kind = next((kind for kind, found in entry.parts.items() if found is part), None)
+    if kind not in SPANNED_KINDS:
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(pa.BufferReader(data))
+        names = handle.schema_arrow.names
+        key = "match" if "match" in names else "game"
+        rows = handle.metadata.num_rows
+        span = _key_span(handle, key) if key in names and rows else None
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        return f"unreadable ({str(exc).splitlines()[0]})"
+    if rows != part.rows:
+        return f"holds {rows:,} rows where its manifest line says {part.rows:,}"
+    if span is None:
+        return None
+    low, high = span
+    holds = f"{'matches' if key == 'match' else 'games'} {low:,}-{high:,}"
+    says = f"{entry.first:,}-{entry.stop - 1:,}"
+    if low < entry.first or high >= entry.stop:
+        return f"holds {holds} where its manifest line says {says}"
+    if kind != "events" and (low != entry.first or high != entry.stop - 1):
+        return f"holds {holds} where its manifest line says {says}"
     return None
 
 
@@ -198,11 +256,22 @@ def check(folder: Path, manifest: Manifest, games: int | None = None) -> list[Pr
     problems = []
     for number in manifest.bad_lines:
         problems.append(Problem(f"{MANIFEST_FILE} line {number}: unreadable"))
+    previous = None
     for entry in manifest.entries:
+        span = f"{entry.first:,}-{entry.stop - 1:,}"
+        if previous is not None and entry.first < previous.stop:
+            # the later line is dropped by a repair; the gap left is what no chunk holds
+            problems.append(
+                Problem(
+                    f"{MANIFEST_FILE}: the chunk of games {span} overlaps that of games "
+                    f"{previous.first:,}-{previous.stop - 1:,}",
+                    entry,
+                )
+            )
+        previous = entry if previous is None or entry.stop > previous.stop else previous
         for part in entry.parts.values():
-            problem = part_problem(folder, part)
+            problem = part_problem(folder, part, entry)
             if problem is not None:
-                span = f"{entry.first:,}-{entry.stop - 1:,}"
                 problems.append(Problem(f"{part.file} (games {span}): {problem}", entry))
     end = manifest_end(manifest) if games is None else games
     for first, stop in manifest.gaps(end):

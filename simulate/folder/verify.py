@@ -43,6 +43,13 @@ class Verdict:
     replayed: int = 0
     repaired: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    not_repairable: str | None = None
+    """Why ``--repair`` may not play the problems away (records that are intact do not
+    replay; run.json does not give the run's settings), or None."""
+
+    @property
+    def repairable(self) -> bool:
+        return self.not_repairable is None
 
     @property
     def healthy(self) -> bool:
@@ -67,8 +74,17 @@ def verify_run(
     if not (folder / META_FILE).is_file():
         raise CardsimError(f"{folder} is not a run folder (no {META_FILE})")
     with lock_run(folder):
-        meta = read_meta(folder)
         verdict = Verdict()
+        try:
+            meta = read_meta(folder)
+            if not isinstance(meta, dict):
+                raise CardsimError(f"{folder / META_FILE} holds no settings")
+        except CardsimError as exc:
+            verdict.problems.append(f"{exc} (a run folder's settings)")
+            verdict.not_repairable = f"no game can be played again without {META_FILE}"
+            if repair:
+                verdict.notes.append(f"nothing repaired: {verdict.not_repairable}")
+            return verdict
         if crashed(folder, meta):
             verdict.notes.append(
                 f"the run crashed after {progress_text(folder, meta)}; complete it with: "
@@ -80,15 +96,31 @@ def verify_run(
                 f"check it with cardsim verify {folder / SKILL_FOLDER}"
             )
         request = _request(meta, verdict, threads)
-        wrong = _check(folder, meta, request, replay, verdict)
+        _check_all(folder, meta, request, replay, verdict)
         if repair and verdict.problems:
-            if request is None:
+            if request is None and verdict.repairable:
                 raise CardsimError(f"{folder} cannot be repaired: {verdict.notes[-1]}")
-            _repair(folder, request, wrong, verdict, echo)
+            if not verdict.repairable:
+                verdict.notes.append(f"nothing repaired: {verdict.not_repairable}")
+                return verdict
+            _repair(folder, request, verdict, echo)
             again = Verdict()
-            _check(folder, read_meta(folder), request, replay, again)
+            _check_all(folder, read_meta(folder), request, replay, again)
             verdict.problems, verdict.replayed = again.problems, again.replayed
+            verdict.not_repairable = again.not_repairable
         return verdict
+
+
+def _check_all(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> None:
+    """:func:`_check`, and what its replays that differ mean."""
+    if _check(folder, meta, request, replay, verdict):
+        verdict.problems.append(
+            NOT_REPLAYING if meta.get("format") == FORMAT else LEGACY_NOT_REPLAYING
+        )
+        verdict.not_repairable = (
+            "records that do not replay are never overwritten, and the settings that would "
+            "play the damaged chunks again are in doubt"
+        )
 
 
 def _request(meta: dict, verdict: Verdict, threads: int | None):
@@ -97,7 +129,13 @@ def _request(meta: dict, verdict: Verdict, threads: int | None):
     try:
         return request_from_meta(meta, threads=threads)
     except CardsimError as exc:
-        verdict.notes.append(f"no game can be replayed: {exc}")
+        if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
+            verdict.notes.append(f"no game can be replayed: {exc}")
+        else:  # a run.json that cardsim wrote always gives its settings
+            verdict.problems.append(f"{META_FILE} does not give the run's settings: {exc}")
+            verdict.not_repairable = (
+                f"no game can be played again before {META_FILE} gives the run's settings"
+            )
         return None
 
 
@@ -107,8 +145,8 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
     if meta.get("format") != FORMAT:
         return _check_legacy(folder, meta, request, replay, verdict)
     manifest = mf.read_manifest(folder)
-    complete = meta.get("status") == "complete"
-    problems = mf.check(folder, manifest, int(meta["games"]) if complete else None)
+    complete = meta.get("status") == "complete" and request is not None
+    problems = mf.check(folder, manifest, request.games if complete else None)
     verdict.problems += [problem.text for problem in problems]
     damaged = {id(problem.entry) for problem in problems if problem.entry is not None}
     healthy = [entry for entry in manifest.entries if id(entry) not in damaged]
@@ -150,15 +188,16 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
         stored = pa.concat_tables([kept.longest, kept.first]).combine_chunks()
         games = sorted(set(stored["game"].to_pylist()))
         chosen = rng.permutation(games)[: replay - verdict.replayed].tolist()
+        differing = []
         for game in sorted(chosen):
             difference = _kept_differs(request, game, stored)
             verdict.replayed += 1
             if difference:
-                verdict.problems.append(
-                    f"{entry.parts['aggregates'].file}: game {game:,} differs from its "
-                    f"replay ({difference})"
-                )
-                wrong.add(entry.first)
+                differing.append((game, difference))
+        if differing:
+            file = entry.parts["aggregates"].file
+            verdict.problems.append(_differ_line(file, "game", differing, len(chosen)))
+            wrong.add(entry.first)
     return wrong
 
 
@@ -182,17 +221,37 @@ def _kept_differs(request, game: int, stored: pa.Table) -> str | None:
 
 def _compare(request, key: str, games: list[int], stored, matches, file: str, verdict) -> bool:
     """Replay ``games`` and compare them with their ``stored`` records (and ``matches``),
-    noting each difference in ``verdict``; whether any differed."""
-    differed = False
+    noting in ``verdict`` the first difference and how many of them differed (one line per
+    file, however many); whether any differed."""
+    differing = []
     for game in games:
         difference = _replay_differs(request, key, game, stored, matches)
         verdict.replayed += 1
         if difference:
-            verdict.problems.append(
-                f"{file}: {key} {game:,} differs from its replay ({difference})"
-            )
-            differed = True
-    return differed
+            differing.append((game, difference))
+    if differing:
+        verdict.problems.append(_differ_line(file, key, differing, len(games)))
+    return bool(differing)
+
+
+def _differ_line(file: str, key: str, differing: list[tuple[int, str]], replayed: int) -> str:
+    game, difference = differing[0]
+    more = len(differing) - 1
+    also = f"; {more:,} more of the {replayed:,} replayed from it differ" if more else ""
+    return f"{file}: {key} {game:,} differs from its replay ({difference}){also}"
+
+
+NOT_REPLAYING = (
+    "the records above are intact (their checksums hold) but a replay gives other records: "
+    "run.json's settings (seed, players, rules) were changed after the run, or another "
+    "version of cardsim played it; verify --repair overwrites no intact record"
+)
+"""Why records whose checksums hold yet do not replay are not played again."""
+LEGACY_NOT_REPLAYING = (
+    "the records above are readable but a replay gives other records: run.json's settings "
+    "were changed after the run, or the records were, which a folder written before "
+    "checksums cannot tell apart; verify --repair overwrites none of them"
+)
 
 
 def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
@@ -283,8 +342,9 @@ def _differs(have: pa.Table, want: pa.Table, label: str = "") -> str | None:
     return None
 
 
-def _repair(folder: Path, request, wrong: set[int], verdict: Verdict, echo) -> None:
-    """Play again every damaged, missing or wrong chunk of ``folder``."""
+def _repair(folder: Path, request, verdict: Verdict, echo) -> None:
+    """Play again every damaged or missing chunk of ``folder`` (never one whose bytes are
+    intact)."""
     from ..engine import DEFAULT_CHUNK, play_chunks
 
     meta = read_meta(folder)
@@ -292,7 +352,6 @@ def _repair(folder: Path, request, wrong: set[int], verdict: Verdict, echo) -> N
     if meta.get("status") == "complete" or meta.get("format") != FORMAT:
         end = max(end, int(meta.get("completed_games", 0)))
     with RunWriter.reopen(folder) as writer:
-        writer.drop(wrong)
         spans = [(first, min(stop, end)) for first, stop in writer.todo(end) if first < end]
         rows_before = writer.manifest.rows_before  # the chunks kept, not those replayed
         for first, stop in spans:
