@@ -135,6 +135,23 @@ CASES = [
         ["not a run folder"],
     ),
     ("play an unknown game", ["play", "chess", "--deal", "J/3"], ["'chess'"]),
+    # An empty path (an unset shell variable) would name the current folder.
+    *(
+        (f"empty {name}: {args[0]}", args, [name, "empty path"])
+        for args, name in [
+            (["simulate", "bmn", "--games", "10", "--out", ""], "--out"),
+            (["explore", "pis-yedili", "--vary", "hand_size=5:7", "--out", ""], "--out"),
+            (["sweep", "{in}/study.toml", "--out", ""], "--out"),
+            (["compare", "{in}/complete", "{in}/complete", "--out", ""], "--out"),
+            (["tournament", "pis-yedili", "--strategies", "random,greedy", "--out", ""], "--out"),
+            (["balance", "bmn", "--games", "10", "--out", ""], "--out"),
+            (["tune", "pis-yedili", "--out", ""], "--out"),
+            (["simulate", "bmn", "--games", "10", "--config", ""], "--config"),
+            (["verify", ""], "DIR"),
+            (["report", ""], "run_dir"),
+            (["sweep", ""], "STUDY.toml"),
+        ]
+    ),
 ]
 
 

@@ -27,6 +27,7 @@ from .common import (
     ThreadsOpt,
     app,
     count_option,
+    path_value,
     rule_overrides,
     seat_list,
     user_errors,
@@ -38,7 +39,9 @@ from .runs import SchedulerOpt, SkipSpaceCheckOpt
 @user_errors
 def balance(
     game: GameArg,
-    out: Annotated[Path, typer.Option(help="Run folder; the skill games go into DIR/skill.")],
+    out: Annotated[
+        Path, typer.Option(help="Run folder; the skill games go into DIR/skill.", parser=path_value)
+    ],
     games: Annotated[
         int | None,
         count_option(

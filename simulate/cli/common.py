@@ -86,6 +86,16 @@ def whole_number(text: str | int) -> int:
     return int(value)
 
 
+def path_value(value: str) -> Path:
+    """A path given on the command line, refused when empty: ``--out ""`` (an unset shell
+    variable, as often as not) would otherwise name the current folder."""
+    if not str(value).strip():
+        raise typer.BadParameter(
+            "an empty path names no file or folder; give one (is a shell variable unset?)"
+        )
+    return Path(value)
+
+
 def count_option(help: str, *names: str):
     """An option that takes a count written as :func:`whole_number` reads it."""
     return typer.Option(*names, help=help, parser=whole_number, metavar="N")
@@ -103,7 +113,9 @@ RuleOpt = Annotated[
 ConfigOpt = Annotated[
     Path | None,
     typer.Option(
-        "--config", help="A TOML file of rule knobs; --rule wins over it (default: none)."
+        "--config",
+        help="A TOML file of rule knobs; --rule wins over it (default: none).",
+        parser=path_value,
     ),
 ]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: the game's).")]

@@ -19,6 +19,7 @@ from .common import (
     app,
     count_option,
     game_names,
+    path_value,
     rule_overrides,
     seat_list,
     user_errors,
@@ -66,7 +67,8 @@ def explore(
         Path | None,
         typer.Option(
             help="Folder for explore.csv, best.toml and the report "
-            "(default: results/explore-<game>-<timestamp>)."
+            "(default: results/explore-<game>-<timestamp>).",
+            parser=path_value,
         ),
     ] = None,
     method: Annotated[

@@ -25,6 +25,7 @@ from .common import (
     chart_options,
     count,
     count_option,
+    path_value,
     rule_overrides,
     seat_list,
     user_errors,
@@ -86,7 +87,8 @@ def simulate(
     ] = None,
     seed: SeedOpt = None,
     out: Annotated[
-        Path | None, typer.Option(help="Run folder (default: results/<game>-<timestamp>).")
+        Path | None,
+        typer.Option(help="Run folder (default: results/<game>-<timestamp>).", parser=path_value),
     ] = None,
     threads: ThreadsOpt = None,
     rule: RuleOpt = None,
@@ -337,7 +339,9 @@ def report_with_status(run_dir: Path, **options) -> tuple[Path, Path]:
 @app.command()
 @user_errors
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'cardsim simulate'.")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder written by 'cardsim simulate'.", parser=path_value)
+    ],
     top: Annotated[int, typer.Option(help="How many of the longest deals to list.")] = 10,
     dpi: DpiOpt = None,
     formats: FormatsOpt = None,
@@ -362,7 +366,9 @@ def folder_lock(folder: Path):
 @app.command()
 @user_errors
 def verify(
-    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run folder.")],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="DIR", help="A run folder.", parser=path_value)
+    ],
     replay: Annotated[
         int,
         count_option(

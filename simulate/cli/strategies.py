@@ -22,6 +22,7 @@ from .common import (
     count,
     count_option,
     game_argument,
+    path_value,
     rule_overrides,
     seat_list,
     user_errors,
@@ -44,7 +45,8 @@ def tournament(
     games: Annotated[int, count_option("Deals (matches, in match play) per pairing.")] = 100_000,
     seed: SeedOpt = None,
     out: Annotated[
-        Path | None, typer.Option(help="Folder (default: results/tournament-<timestamp>).")
+        Path | None,
+        typer.Option(help="Folder (default: results/tournament-<timestamp>).", parser=path_value),
     ] = None,
     threads: PlayThreadsOpt = None,
     rule: RuleOpt = None,
@@ -107,7 +109,8 @@ def tune(
     rule: RuleOpt = None,
     config: ConfigOpt = None,
     out: Annotated[
-        Path | None, typer.Option(help="Also write the result as JSON here (default: none).")
+        Path | None,
+        typer.Option(help="Also write the result as JSON here (default: none).", parser=path_value),
     ] = None,
     scheduler: SchedulerOpt = None,
 ):

@@ -17,6 +17,7 @@ from .common import (
     chart_options,
     count,
     count_option,
+    path_value,
     user_errors,
 )
 from .runs import SchedulerOpt, cluster_session
@@ -63,12 +64,17 @@ def sweep(
     study_file: Annotated[
         Path,
         typer.Argument(
-            metavar="STUDY.toml", help="A study file (see studies/ and docs/studies.md)."
+            metavar="STUDY.toml",
+            help="A study file (see studies/ and docs/studies.md).",
+            parser=path_value,
         ),
     ],
     out: Annotated[
         Path | None,
-        typer.Option(help="Folder of the study (default: results/<study>-<timestamp>)."),
+        typer.Option(
+            help="Folder of the study (default: results/<study>-<timestamp>).",
+            parser=path_value,
+        ),
     ] = None,
     games: Annotated[
         int | None,
@@ -161,7 +167,10 @@ def compare(
     ],
     out: Annotated[
         Path | None,
-        typer.Option(help="Folder of the comparison (default: results/compare-<timestamp>)."),
+        typer.Option(
+            help="Folder of the comparison (default: results/compare-<timestamp>).",
+            parser=path_value,
+        ),
     ] = None,
     base: Annotated[
         str | None,

@@ -34,25 +34,33 @@ class FolderInUse(CardsimError):
 class FolderLock:
     """The lock of one folder; :func:`lock_folder` takes it."""
 
-    def __init__(self, folder: Path, handle, owner: int):
+    def __init__(self, folder: Path, handle, owner: int, created: list[Path], new_file: bool):
         self.folder, self._handle, self._owner = folder, handle, owner
         self._depth = 1
+        self._created, self._new_file = created, new_file
 
-    def release(self) -> None:
-        """Release one hold; the last one unlocks the file."""
+    def release(self, *, failed: bool = False) -> None:
+        """Release one hold; the last one unlocks the file. When the last hold ``failed``
+        (a refusal, an error), what taking the lock created is removed: the lock file if
+        it was new, and the folders it made if they are empty, so that a refused command
+        leaves nothing behind."""
         with _held_guard:
             self._depth -= 1
             if self._depth > 0:
                 return
             _held.pop(_key(self.folder), None)
+        if failed and self._new_file:
+            (self.folder / LOCK_FILE).unlink(missing_ok=True)
         fcntl.flock(self._handle, fcntl.LOCK_UN)
         self._handle.close()
+        if failed:
+            _remove_empty(self._created)
 
     def __enter__(self) -> FolderLock:
         return self
 
-    def __exit__(self, *exc) -> bool:
-        self.release()
+    def __exit__(self, exc_type, *exc) -> bool:
+        self.release(failed=exc_type is not None)
         return False
 
 
@@ -64,6 +72,7 @@ def lock_folder(folder: str | Path, *, create: bool = True) -> FolderLock:
     """Take ``folder``'s lock (creating the folder when ``create``), or raise
     :class:`FolderInUse` naming the holder: "D is in use by another run, pid N, since …"."""
     folder = Path(folder)
+    created = [parent for parent in (folder, *folder.parents) if not parent.exists()]
     if create:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -77,9 +86,11 @@ def lock_folder(folder: str | Path, *, create: bool = True) -> FolderLock:
                 raise FolderInUse(f"{folder} is in use by another thread of this process")
             mine._depth += 1
             return mine
+        new_file = not (folder / LOCK_FILE).exists()
         try:
             handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
+            _remove_empty(created if create else [])
             raise CardsimError(f"cannot write into {folder}: {exc.strerror}") from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -96,9 +107,19 @@ def lock_folder(folder: str | Path, *, create: bool = True) -> FolderLock:
         since = datetime.now().astimezone().isoformat(timespec="seconds")
         handle.write(f"pid {os.getpid()}, since {since}\n")
         handle.flush()
-        lock = FolderLock(folder, handle, me)
+        lock = FolderLock(folder, handle, me, created if create else [], new_file)
         _held[_key(folder)] = lock
         return lock
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (the deepest first) while they are empty: one that is not holds
+    what the command wrote, and so do those above it."""
+    for made in folders:
+        try:
+            made.rmdir()
+        except OSError:
+            break
 
 
 def is_locked(folder: str | Path) -> bool:

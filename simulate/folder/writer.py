@@ -21,9 +21,11 @@ still read, and an interrupted one is resumed by turning its file into the first
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import platform
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -90,8 +92,38 @@ def read_meta(folder: Path) -> dict:
 
 
 def holds_run(path: Path) -> bool:
-    """Whether ``path`` holds (some of) a run: its ``run.json`` or records."""
-    return any((path / name).exists() for name in RUN_FILES)
+    """Whether ``path`` holds a cardsim run: its ``run.json`` (written before any record)."""
+    return (path / META_FILE).is_file()
+
+
+def foreign_files(path: Path) -> list[str]:
+    """The names a run or its report would write that ``path``, a folder without a run,
+    already holds: files of somebody else's, which cardsim neither overwrites nor removes."""
+    if holds_run(path) or not path.is_dir():
+        return []
+    return [
+        name + ("/" if (path / name).is_dir() else "")
+        for name in (*RUN_FILES, *REPORT_FILES)
+        if (path / name).exists()
+    ]
+
+
+def refuse_foreign_files(path: Path) -> None:
+    """Refuse, in one line, a folder without a run that holds files a run or its report
+    would write (:func:`foreign_files`), ``--force`` or not."""
+    foreign = foreign_files(path)
+    if foreign:
+        raise CardsimError(
+            f"{path} holds files that no cardsim run wrote ({', '.join(foreign)}); choose "
+            "another folder (cardsim never overwrites them, and --force removes only a "
+            "cardsim run's own files)"
+        )
+
+
+CHUNK_NAME = re.compile(r"\d{12}(-\d{12})?\.parquet(\.partial)?")
+"""The names cardsim gives chunk files in a kind's folder (``part_file``, a merged
+aggregates file, either one in flight)."""
+CHART_LINK = re.compile(r"\(charts/([A-Za-z0-9_.-]+)\)")
 
 
 def crashed(folder: Path, meta: dict) -> bool:
@@ -187,10 +219,13 @@ class RunWriter:
                         "--force to overwrite it, or --resume to complete it"
                     )
                 remove_run(self.folder)
+            else:
+                refuse_foreign_files(self.folder)
             self._setup(meta, mf.Manifest(), durable)
             self._write_meta({**self.meta, "status": "running", "completed_games": 0})
         except BaseException:
-            self.close()
+            self._lock.release(failed=True)
+            self._lock = None
             raise
 
     def _setup(self, meta: dict, manifest: mf.Manifest, durable: bool) -> None:
@@ -430,12 +465,13 @@ class RunWriter:
 
     def _tidy(self) -> None:
         """Remove the chunk files no manifest line lists: a crash's half-written or
-        unlisted files, a repaired chunk's old file."""
+        unlisted files, a repaired chunk's old file (files not named as chunks stay)."""
         listed = {part.file for entry in self.manifest.entries for part in entry.parts.values()}
         for kind in mf.RECORD_KINDS:
             if (self.folder / kind).is_dir():
                 for path in (self.folder / kind).iterdir():
-                    if f"{kind}/{path.name}" not in listed:
+                    unlisted = f"{kind}/{path.name}" not in listed
+                    if unlisted and path.is_file() and CHUNK_NAME.fullmatch(path.name):
                         path.unlink()
 
     def _write_meta(self, meta: dict) -> None:
@@ -462,13 +498,27 @@ class RunWriter:
 
 
 def remove_run(folder: Path) -> None:
-    """Remove a run's files and its report from ``folder`` (the lock file stays)."""
-    for name in (*RUN_FILES, *REPORT_FILES):
-        old = folder / name
-        if old.is_dir():
-            shutil.rmtree(old)
-        elif old.exists():
-            old.unlink()
+    """Remove what cardsim wrote of the run in ``folder`` and its report, and nothing else
+    (the lock file stays): ``run.json``, the manifest, the chunk files (by their names,
+    listed or in flight), the legacy files, the report's pages and tables, and the charts
+    that ``report.md`` links. A folder left empty is removed; any other file stays."""
+    charts = []
+    if (folder / "report.md").is_file():
+        text = (folder / "report.md").read_text(encoding="utf-8", errors="replace")
+        charts = [f"charts/{name}" for name in CHART_LINK.findall(text)]
+    names = [name for name in (*RUN_FILES, *REPORT_FILES) if (folder / name).is_file()]
+    for kind in mf.RECORD_KINDS:
+        if (folder / kind).is_dir():
+            names += [
+                f"{kind}/{path.name}"
+                for path in (folder / kind).iterdir()
+                if path.is_file() and CHUNK_NAME.fullmatch(path.name)
+            ]
+    for name in (*names, *charts):
+        (folder / name).unlink(missing_ok=True)
+    for name in (*mf.RECORD_KINDS, "charts"):
+        with contextlib.suppress(OSError):  # not empty: somebody else's files stay
+            (folder / name).rmdir()
 
 
 def migrate_legacy(folder: Path, meta: dict) -> list[str]:
