@@ -135,6 +135,13 @@ CASES = [
         ["not a run folder"],
     ),
     ("play an unknown game", ["play", "chess", "--deal", "J/3"], ["'chess'"]),
+    (
+        "replay a deal past its match's end",
+        ["replay", "pis-yedili", "--seed", "1", "--players", "4", "--match", "0", "--deal", "4"],
+        ["match 0 has 4 deals", "--deal 4"],
+    ),
+    ("report --top 0", ["report", "{in}/complete", "--top", "0"], ["--top", "at least 1", "0"]),
+    ("report --top -1", ["report", "{in}/complete", "--top", "-1"], ["--top", "-1"]),
     # An empty path (an unset shell variable) would name the current folder.
     *(
         (f"empty {name}: {args[0]}", args, [name, "empty path"])

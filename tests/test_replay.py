@@ -183,3 +183,19 @@ def test_shedding_replay_hands_and_match_deals(shedding_runs):
     assert by_name.output.splitlines()[1:] == logged.output.splitlines()[1:]
     csv = invoke("replay", shedding_runs / "matches", "--match", 1, "--deal", 1, "--format", "csv")
     assert csv.output.splitlines()[0].startswith("game,match,deal,seq,turn,seat,event,card")
+
+
+def test_a_deal_past_its_matchs_end_is_one_error_line(runs, tmp_path):
+    """Matches of two deals (match_deals=2): deal 2 is not one, from the run folder's log or
+    played again, and the error names how many deals the match has."""
+    logged = tmp_path / "logged-matches"
+    made = invoke(
+        "simulate", "pis-yedili", "--games", "3", "--seed", "3", "--rule", "match_deals=2",
+        "--log", "all", "--out", logged, "--no-report",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    for folder in (runs / "matches", logged):
+        assert invoke("replay", folder, "--match", 1, "--deal", 1).exit_code == 0
+        past = invoke("replay", folder, "--match", 1, "--deal", 2)
+        assert past.exit_code == 2 and "Traceback" not in past.output, past.output
+        assert "match 1 has 2 deals" in past.output and "--deal 2" in past.output

@@ -19,11 +19,13 @@ that names none gets the generic one. Inside:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from numbers import Integral
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from analysis.balance import BALANCE_FILE, balance_csv
+from analysis.errors import ReportError
 from analysis.load import RunFolder, open_run
 from analysis.rendering.document import Block, Heading
 from analysis.rendering.output import chart_dpi, chart_formats, write_document
@@ -45,7 +47,7 @@ def write_report(
     """Write ``report.html``, ``report.md`` and ``charts/*.png|svg|pdf`` into the run folder
     (Beggar-My-Neighbour or a shedding game).
 
-    ``top`` is how many of the longest deals to list. The charts are written as PNG at
+    ``top`` is how many of the longest deals to list (at least 1). The charts are written as PNG at
     ``dpi`` (default 200) and in each of ``formats`` (default ``"png,svg,pdf"``), both
     checked before anything is read or written
     (:func:`analysis.rendering.output.write_document`). ``summary.csv`` beside them holds
@@ -58,6 +60,8 @@ def write_report(
     "drawing the charts and writing the files"), for a long report's progress line.
     """
     dpi, formats = chart_dpi(dpi), chart_formats(formats)
+    if isinstance(top, bool) or not isinstance(top, Integral) or top < 1:
+        raise ReportError(f"--top must be a whole number of at least 1, got {top!r}")
     run = open_run(run_dir)
     summary = summary_along(run)  # counted in the builder's pass over the records
     status(f"reading {run.rows:,} records and computing the figures")

@@ -110,6 +110,8 @@ def replay_run(
         which += f", rotation {rotation}"
     spec = request.game.spec
     events = _logged_events(folder, meta, index, deal if request.match_play else None, rotation)
+    if events is not None and events.num_rows == 0:
+        events = None  # no such deal in the log: the kernel says how many the match has
     engine = spec.engine()
     if events is None and "log" in spec.commands:
         if request.match_play:

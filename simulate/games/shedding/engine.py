@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import CardsimError
 from ..spec import Chunk
 from . import batch, records
 
@@ -75,6 +76,11 @@ class SheddingEngine:
         import pyarrow.compute as pc
 
         events = _match_events(columns, row - deal)
+        deals = int(pc.max(events["deal"]).as_py()) + 1 if events.num_rows else 0
+        if not 0 <= deal < deals:
+            raise CardsimError(
+                f"match {game:,} has {deals} deals, numbered from 0; --deal {deal} is not one"
+            )
         return events.filter(pc.equal(events["deal"], deal))
 
     def replay_text(self, request, events, *, header: str, hands: bool = False) -> str:
