@@ -350,3 +350,19 @@ def test_batches_and_game_order_do_not_change_the_report(tmp_path, monkeypatch):
     games = pd.read_parquet(shuffled / "games.parquet")
     games.sample(frac=1, random_state=1).to_parquet(shuffled / "games.parquet")
     assert markdown_of(shuffled) == whole
+
+
+def test_markdown_escapes_raw_html_outside_code_as_the_html_page_does():
+    """A title or name a user gave (issue 32: ``<script>`` kept raw in report.md)."""
+    from analysis.rendering.document import Heading, Paragraph, Table, to_html, to_markdown
+
+    blocks = [
+        Heading("Study <script>alert(1)</script>", 1),
+        Paragraph("p < 0.05 and 3<4, `<kept>` in code, <!-- not a comment -->"),
+        Table(["variant", "share"], [["<b>bold</b>", "50%"]], align=["l", "r"]),
+    ]
+    text = to_markdown(blocks)
+    assert "<script>" not in text and "&lt;script>alert(1)&lt;/script>" in text
+    assert "p < 0.05 and 3<4, `<kept>` in code, &lt;!-- not a comment -->" in text
+    assert "| &lt;b>bold&lt;/b> | 50% |" in text
+    assert "<script>" not in to_html(blocks, "t", {})

@@ -137,6 +137,22 @@ BASE = ["crazy-eights-plain", "--players", "3", "--seed", "1"]
             ["--vary", "hand_size=4,5", "--aim", "skill=max", "--skill", "clever"],
             "--skill clever",
         ),
+        # issue 32: a bad value is bad wherever it is given, aimed at or not
+        (["--vary", "hand_size=4,5", "--aim", "seat_spread", "--skill", "nope"], "--skill nope"),
+        # targets a measure cannot take
+        (["--vary", "hand_size=4,5", "--aim", "decisive=2"], "decisive is a share from 0 to 1"),
+        (["--vary", "hand_size=4,5", "--aim", "comebacks=40"], "40 is not a value"),
+        (["--vary", "hand_size=4,5", "--aim", "turns=-30"], "at least 0"),
+        (["--vary", "hand_size=4,5", "--aim", "seat_spread=-5"], "-5 is not a value"),
+        (
+            ["--vary", "hand_size=4,5", "--aim", "first_seat_advantage=0.8"],
+            "from -0.3333 to 0.6667",
+        ),
+        (["--vary", "hand_size=4,5", "--aim", "skill=-0.5"], "-0.5 is not a value"),
+        # a value per player count, which --vary's commas would split
+        (["--vary", "hand_size=2:7,5", "--aim", "turns=min"], "per player count"),
+        # a budget past what can be played (the held-out deals begin at 2**40)
+        (["--vary", "hand_size=4,5", "--aim", "turns=min", "--budget", "1e30"], "1 to 1,099,"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, words):
@@ -458,3 +474,21 @@ def test_the_installed_command_refuses_bad_input_in_one_line(cardsim_exe, tmp_pa
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --aim turns needs a target")
     assert not out.exists()
+
+
+def test_an_explore_files_title_names_the_report_and_explore_json(tmp_path):
+    """The documented ``title`` key (issue 32): the report's heading and explore.json's
+    title, raw HTML in it escaped in report.md as report.html escapes it."""
+    path = tmp_path / "fair.toml"
+    path.write_text(
+        'game = "crazy-eights-plain"\nplayers = 3\ntitle = "A <b>fair</b> table"\n'
+        'vary = { hand_size = "4..5" }\naim = ["seat_spread"]\n'
+    )
+    out = tmp_path / "out"
+    done = invoke("explore", path, "--budget", 20_000, "--first-round", 1_000, "--out", out)
+    assert done.exit_code == 0, done.output
+    assert json.loads((out / "explore.json").read_text())["title"] == "A <b>fair</b> table"
+    assert (out / "report.md").read_text().splitlines()[0] == (
+        "# cardsim explore: A &lt;b>fair&lt;/b> table"
+    )
+    assert "A &lt;b&gt;fair&lt;/b&gt; table" in (out / "report.html").read_text()

@@ -69,14 +69,26 @@ def to_markdown(blocks: Sequence[Block], formats: Sequence[str] = ("png", "svg",
     for block in blocks:
         match block:
             case Heading(text, level):
-                out.append(f"{'#' * level} {text}")
+                out.append(f"{'#' * level} {_markdown_text(text)}")
             case Paragraph(text):
-                out.append(text)
+                out.append(_markdown_text(text))
             case Table():
                 out.append(_markdown_table(block))
             case Chart(name, alt):
                 out.append(_markdown_chart(name, alt, formats))
     return "\n\n".join(out) + "\n"
+
+
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _markdown_text(text: str) -> str:
+    """``text`` with what would open raw HTML in Markdown (``<b>``, ``<script>``, ``<!--``:
+    a title or name a user gave) written as ``&lt;``, outside code spans, as report.html
+    escapes it; a ``<`` before a space or a number (``p < 0.05``) stays as it is."""
+    parts = _CODE_SPAN.split(text)
+    return "".join(part if i % 2 else _TAG_START.sub("&lt;", part) for i, part in enumerate(parts))
 
 
 def _markdown_chart(name: str, alt: str, formats: Sequence[str]) -> str:
@@ -91,7 +103,7 @@ def _markdown_chart(name: str, alt: str, formats: Sequence[str]) -> str:
 def _markdown_table(table: Table) -> str:
     def cell(text: str, col: int) -> str:
         text = text.replace("|", r"\|")
-        return f"`{text}`" if col in table.code and text else text
+        return f"`{text}`" if col in table.code and text else _markdown_text(text)
 
     rule = ["---:" if a == "r" else "---" for a in table.align]
     lines = [table.columns, rule, *([cell(c, i) for i, c in enumerate(r)] for r in table.rows)]

@@ -137,8 +137,8 @@ def explore(
                 "file; --budget, --seed, --method, --first-round, --threads, --out and --force "
                 "may change a file's run"
             )
-        name, settings, _ = read_explore_file(game)
-        settings.update(given)
+        name, settings, title = read_explore_file(game)
+        settings.update(given, title=title)
         try:
             plan = plan_explore(name, **settings)
         except CardsimError as exc:

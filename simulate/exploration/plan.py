@@ -42,6 +42,9 @@ BATCH = 8
 HOLDOUT_FIRST = 2**40
 """The first game (match) index of the held-out deals: the search plays indices from 0 up
 and never reaches it, so the confirmation's deals are fresh."""
+MAX_BUDGET = HOLDOUT_FIRST
+"""The most deals an exploration may be given: the search's indices stay below the
+held-out deals'."""
 MATCH_KNOBS = ("match_deals", "target_score")
 """The knobs that make matches: explore measures single deals unless the base rules set
 one of them."""
@@ -135,18 +138,23 @@ def plan_explore(
     strategies=None,
     skill: str | None = None,
     threads: int | None = None,
+    title: str | None = None,
 ) -> Plan:
     """Check an exploration's settings and build its space (raising CardsimError, before
     any game is played). ``vary``: ``--vary`` items or ``{knob: values}``; ``aim``:
     ``--aim`` items or ``{measure: target | "max" | "min" | None}``; ``rules``: the base's
-    knob overrides (as ``--rule`` / ``--config`` give them)."""
+    knob overrides (as ``--rule`` / ``--config`` give them); ``title``: the report's and
+    explore.json's (an explore file's ``title``; default: the game and the table)."""
     info = resolve_game(game)
     players = info.default_players if players is None else players
     check_players(info, players)
     if method not in METHODS:
         raise CardsimError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise CardsimError(f"--budget must be a whole number of deals, at least 1, got {budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
+        raise CardsimError(
+            f"--budget must be a whole number of deals from 1 to {MAX_BUDGET:,} (2**40, "
+            f"where the held-out deals begin), got {budget!r}"
+        )
     if (
         isinstance(first_round, bool)
         or not isinstance(first_round, int)
@@ -164,6 +172,7 @@ def plan_explore(
         raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
     knobs = parse_vary(vary)
     aims = parse_aims(aim)
+    _check_targets(aims, players)
     overrides = dict(rules or {})
     preset = info.base_rules()
     base_rules = _base_rules(preset, overrides)
@@ -184,7 +193,8 @@ def plan_explore(
     check_knobs(knobs, base_rules)
     wants_skill = any(a.measure == "skill" for a in aims) and info.spec.takes_strategies
     skilled = None
-    if wants_skill:
+    if (wants_skill or skill is not None) and info.spec.takes_strategies:
+        # checked whether aimed at or not: a bad value is bad wherever it is given
         skilled = DEFAULT_SKILL if skill is None else skill
         try:
             make_request(
@@ -199,6 +209,8 @@ def plan_explore(
             )
         except CardsimError as exc:
             raise CardsimError(f"--skill {skilled}: {exc}") from None
+        if not wants_skill:
+            skilled = None
     match_deals: dict[int, int] = {}
     counter = {"index": 0}
 
@@ -236,11 +248,30 @@ def plan_explore(
         space=space,
         base=base,
         match_deals=match_deals,
-        title=f"{info.title}, {players} players",
+        title=title or f"{info.title}, {players} players",
     )
     plan.method = _method(plan)
     _check_budget(plan)
     return plan
+
+
+def _check_targets(aims, players: int) -> None:
+    """Refuse a target that the measure cannot take (``decisive=2``, ``turns=-30``)."""
+    from ..measures import measure_range
+
+    for aim in aims:
+        if aim.goal != "target":
+            continue
+        low, high, words = measure_range(aim.measure, players)
+        if not low <= aim.target <= high:
+            raise CardsimError(
+                f"--aim {aim.text}: {aim.measure} is {words}; "
+                f"{_number(aim.target)} is not a value it can take"
+            )
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _base_rules(preset, overrides: dict):

@@ -29,6 +29,7 @@ MAX_RANGE = 1_000
 
 _WHOLE = re.compile(r"^[+-]?\d+$")
 _RANGE = re.compile(r"^([+-]?\d+)\s*\.\.\s*([+-]?\d+)$")
+_PER_PLAYERS = re.compile(r"^\s*\d+\s*:")
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,12 @@ def parse_values(name: str, given: Any) -> tuple:
         text = str(item).strip()
         if not text:
             raise CardsimError(f"--vary {name}: an empty value in {given!r}")
+        if _PER_PLAYERS.match(text):
+            raise CardsimError(
+                f"--vary {name}: {text!r} is a value per player count, which --vary does not "
+                f"take (an exploration plays one number of players); give plain values, as "
+                f"in {name}=5,7, and --players N"
+            )
         found = _RANGE.match(text)
         if found:
             low, high = int(found.group(1)), int(found.group(2))
