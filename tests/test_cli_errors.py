@@ -140,6 +140,11 @@ CASES = [
         ["replay", "pis-yedili", "--seed", "1", "--players", "4", "--match", "0", "--deal", "4"],
         ["match 0 has 4 deals", "--deal 4"],
     ),
+    (
+        "resume keeping other records",
+        ["simulate", "bmn", "--out", "{in}/complete", "--resume", "--records", "none"],
+        ["--records none", "the run's: all"],
+    ),
     ("report --top 0", ["report", "{in}/complete", "--top", "0"], ["--top", "at least 1", "0"]),
     ("report --top -1", ["report", "{in}/complete", "--top", "-1"], ["--top", "-1"]),
     # An empty path (an unset shell variable) would name the current folder.

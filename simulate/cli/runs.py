@@ -123,14 +123,14 @@ def simulate(
     ] = None,
     scheduler: SchedulerOpt = None,
     records: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="all|none",
             help="all: keep every game's record; none: keep only exact counts and histograms "
             "(an aggregate-only run: memory and disk constant however many games; "
-            "docs/cluster.md).",
+            "docs/cluster.md) (default: all; with --resume, the run's).",
         ),
-    ] = "all",
+    ] = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -171,6 +171,7 @@ def simulate(
             strategies=strategies,
             rotate_seats=rotate_seats,
             log=log,
+            records=records,
         )
         with cluster_session(scheduler, threads) as cluster:
             request, writer = _resume(game, out, threads, backend)
@@ -196,6 +197,7 @@ def simulate(
             out = Path("results") / f"{request.game.name}-{stamp}"
         from ..aggregate_runs import check_records
 
+        records = "all" if records is None else records
         check_records(request, records)
         meta = {**request.meta(), **({"records": records} if records != "all" else {})}
         if not skip_space_check and records == "all":
@@ -243,6 +245,8 @@ def _check_settings(game: str, out: Path, **given) -> None:
         asked_log = logged_games(_log_count(given["log"]), int(meta.get("games", 0)))
         if asked_log != meta.get("log", 0):
             differ.append(f"--log {given['log']} (the run's: {meta.get('log', 0)})")
+    if given["records"] is not None and given["records"] != meta.get("records", "all"):
+        differ.append(f"--records {given['records']} (the run's: {meta.get('records', 'all')})")
     if differ:
         raise CardsimError(
             f"--resume completes the run in {out} with its own settings, and these differ: "
