@@ -395,6 +395,9 @@ def compare(
     from analysis.comparisons.report import write_comparison
 
     out = Path(out)
+    from .folder.paths import check_writable
+
+    check_writable(out)
     if (out / COMPARISON_CSV).exists() and not force:
         raise CardsimError(
             f"{out} already holds a comparison ({COMPARISON_CSV}); choose another out or pass "
@@ -584,6 +587,10 @@ def tune(
     from .games.registry import resolve_game
 
     engine = resolve_game(game, "tune").spec.engine()
+    if out is not None:
+        from .folder.paths import check_writable
+
+        check_writable(out, file=True)  # before the search, not after it
     with _cluster(scheduler, threads) as cluster:
         result = engine.tune(
             game,

@@ -145,6 +145,27 @@ CASES = [
         ["simulate", "bmn", "--out", "{in}/complete", "--resume", "--records", "none"],
         ["--records none", "the run's: all"],
     ),
+    # an output folder that cannot be written is found before any game is played
+    (
+        "explore --out inside a file",
+        [
+            "explore",
+            "pis-yedili",
+            "--vary",
+            "hand_size=5..7",
+            "--aim",
+            "seat_spread",
+            "--out",
+            "{in}/latin1.toml/x",
+        ],
+        ["--out", "latin1.toml is a file"],
+    ),  # fmt: skip
+    (
+        "tune --out inside a file",
+        ["tune", "pis-yedili", "--budget", "10000", "--out", "{in}/latin1.toml/x.json"],
+        ["--out", "latin1.toml is a file"],
+    ),
+    ("tune --out a folder", ["tune", "pis-yedili", "--out", "{in}"], ["--out", "is a folder"]),
     ("report --top 0", ["report", "{in}/complete", "--top", "0"], ["--top", "at least 1", "0"]),
     ("report --top -1", ["report", "{in}/complete", "--top", "-1"], ["--top", "-1"]),
     # An empty path (an unset shell variable) would name the current folder.

@@ -121,6 +121,10 @@ def tune(
 
     check_scheduler(scheduler)
     engine = resolve_game(game, "tune").spec.engine()
+    if out is not None:
+        from ..folder.paths import check_writable
+
+        check_writable(out, file=True)  # before the search, not after it
     with cluster_session(scheduler, threads) as cluster:
         result = engine.tune(
             game,

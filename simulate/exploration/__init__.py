@@ -28,15 +28,17 @@ FILES = ("explore.csv", "best.toml", "explore.json")
 
 
 def check_out(out: Path, force: bool) -> None:
-    """Refuse a folder that holds an exploration unless ``force`` (nothing is written)."""
+    """Refuse a folder that holds an exploration unless ``force``, or that cannot be
+    written (nothing is written)."""
+    from ..folder.paths import check_writable
+
+    check_writable(out)
     held = [name for name in FILES if (Path(out) / name).exists()]
     if held and not force:
         raise CardsimError(
             f"{out} already holds an exploration ({held[0]}); choose another --out or pass "
             "--force to overwrite it"
         )
-    if Path(out).exists() and not Path(out).is_dir():
-        raise CardsimError(f"{out} is a file, not a folder")
 
 
 def explore_into(

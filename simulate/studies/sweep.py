@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..errors import CardsimError
 from ..folder.lock import FolderInUse, is_locked, lock_folder
+from ..folder.paths import check_writable
 from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
 from ..skill import SKILL_FOLDER
 from .file import Cell, Study, expected_meta
@@ -90,9 +91,7 @@ def plan_sweep(
     _check_records(study, cells, records)
     if is_locked(out):
         raise FolderInUse(f"{out} is in use by another sweep; wait for it to finish")
-    existing = next(path for path in (out, *out.parents) if path.exists())
-    if not existing.is_dir():
-        raise CardsimError(f"--out {out}: {existing} is a file, not a folder")
+    check_writable(out)
     held = (out / STUDY_COPY).exists() or any(holds_run(out / c.folder_name) for c in cells)
     if resume and not (out / STUDY_COPY).exists():
         raise CardsimError(f"{out} holds no study to resume (no {STUDY_COPY}); drop --resume")
