@@ -148,8 +148,15 @@ def play_chunk(request: Request, first: int, count: int, row: int = 0) -> Chunk:
 def play_one(request: Request, game: int, row: int = 0) -> Chunk:
     """The records of game (match) ``game`` alone, in every seating: what the run holds
     for it. ``row``: the ``game`` number of its first record in match play."""
+    return play_span(request, game, 1, row)
+
+
+def play_span(request: Request, first: int, count: int, row: int = 0) -> Chunk:
+    """The records of games (matches) ``first .. first + count - 1``, in every seating, in
+    one kernel call per seating (``Chunk.only`` picks one game's). ``row``: the ``game``
+    number of the first record in match play."""
     numba.set_num_threads(request.threads)
-    return _play_chunk(request, request.seatings(), game, 1, row)
+    return _play_chunk(request, request.seatings(), first, count, row)
 
 
 def _play_chunk(

@@ -400,6 +400,7 @@ def verify(
         repair=repair,
         threads=threads,
         echo=lambda line: typer.echo(line, err=True),
+        progress=True,
     )
     for note in verdict.notes:
         typer.echo(f"note: {note}")

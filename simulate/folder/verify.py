@@ -16,6 +16,7 @@ playing its games again: the repaired folder's records equal an undamaged run's.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,8 @@ class Verdict:
     replayed: int = 0
     repaired: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tick: Callable[[int], None] = field(default=lambda count: None, repr=False)
+    """Hears each game replayed (a progress bar's)."""
     not_repairable: str | None = None
     """Why ``--repair`` may not play the problems away (records that are intact do not
     replay; run.json does not give the run's settings), or None."""
@@ -63,6 +66,7 @@ def verify_run(
     repair: bool = False,
     threads: int | None = None,
     echo: Callable[[str], None] = lambda line: None,
+    progress: bool = False,
 ) -> Verdict:
     """Check the run folder ``folder`` (and with ``repair`` heal it); see the module.
 
@@ -96,7 +100,9 @@ def verify_run(
                 f"check it with cardsim verify {folder / SKILL_FOLDER}"
             )
         request = _request(meta, verdict, threads)
-        _check_all(folder, meta, request, replay, verdict)
+        with _replay_bar(progress, replay, folder, meta) as tick:
+            verdict.tick = tick
+            _check_all(folder, meta, request, replay, verdict)
         if repair and verdict.problems:
             if request is None and verdict.repairable:
                 raise CardsimError(f"{folder} cannot be repaired: {verdict.notes[-1]}")
@@ -109,6 +115,40 @@ def verify_run(
             verdict.problems, verdict.replayed = again.problems, again.replayed
             verdict.not_repairable = again.not_repairable
         return verdict
+
+
+@contextmanager
+def _replay_bar(shown: bool, replay: int, folder: Path, meta: dict):
+    """A progress bar over the games to replay (``replay``, at most the run's), on stderr;
+    yields the function that advances it (nothing is shown unless ``shown``)."""
+    if not shown:
+        yield lambda count: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    units = "matches" if meta.get("unit") == "match" else "games"
+    done = mf.read_manifest(folder).completed if meta.get("format") == FORMAT else replay
+    total = min(replay, max(done, 1))
+    bar = Progress(
+        TextColumn(f"replaying {units}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("replay", total=total)
+    with bar:
+        yield lambda count: bar.advance(task, count)
 
 
 def _check_all(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> None:
@@ -192,6 +232,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
         for game in sorted(chosen):
             difference = _kept_differs(request, game, stored)
             verdict.replayed += 1
+            verdict.tick(1)
             if difference:
                 differing.append((game, difference))
         if differing:
@@ -220,18 +261,105 @@ def _kept_differs(request, game: int, stored: pa.Table) -> str | None:
 
 
 def _compare(request, key: str, games: list[int], stored, matches, file: str, verdict) -> bool:
-    """Replay ``games`` and compare them with their ``stored`` records (and ``matches``),
-    noting in ``verdict`` the first difference and how many of them differed (one line per
-    file, however many); whether any differed."""
-    differing = []
-    for game in games:
-        difference = _replay_differs(request, key, game, stored, matches)
-        verdict.replayed += 1
-        if difference:
-            differing.append((game, difference))
+    """Replay ``games`` (sorted, of one chunk) and compare them with their ``stored``
+    records (and ``matches``), noting in ``verdict`` the first difference and how many of
+    them differed (one line per file, however many); whether any differed.
+
+    Games that are at least one in :data:`DENSE` of their span are played by one kernel
+    call over it and compared as whole columns; sparser ones one by one."""
+    from ..engine import play_one, play_span
+
+    first, stop = games[0], games[-1] + 1
+    opening = stored.filter(pc.equal(stored[key], first))
+    if len(games) * DENSE >= stop - first and opening.num_rows:
+        span = play_span(request, first, stop - first, int(opening["game"][0].as_py()))
+        chosen = pa.array(games, pa.int64())
+        found = _differing_games(
+            key, stored.filter(pc.is_in(stored[key], chosen)), span.games, chosen, ""
+        )
+        if matches is not None and span.matches is not None:
+            pick = pc.is_in(matches["match"], chosen)
+            more = _differing_games("match", matches.filter(pick), span.matches, chosen, "matches ")
+            found = {**more, **found}
+        differing = sorted(found.items())
+        verdict.replayed += len(games)
+        verdict.tick(len(games))
+    else:
+        differing = []
+        for game in games:
+            rows = stored.filter(pc.equal(stored[key], game))
+            replayed = (
+                play_one(request, game, int(rows["game"][0].as_py())) if rows.num_rows else None
+            )
+            difference = _replay_differs(key, game, rows, matches, replayed)
+            verdict.replayed += 1
+            verdict.tick(1)
+            if difference:
+                differing.append((game, difference))
     if differing:
         verdict.problems.append(_differ_line(file, key, differing, len(games)))
     return bool(differing)
+
+
+DENSE = 100
+"""Sampled games at least one in :data:`DENSE` of their chunk's span are replayed by one
+kernel call over the span (a game alone costs a kernel call's overhead, about as much as a
+hundred games played together), else one by one."""
+
+
+def _differing_games(
+    key: str, have: pa.Table, want: pa.Table, games: pa.Array, label: str
+) -> dict[int, str]:
+    """The games (matches) of ``games`` whose stored rows ``have`` differ from the
+    replayed rows ``want`` (which may hold more games), each with its first difference."""
+    want = want.filter(pc.is_in(want[key], games))
+    found: dict[int, str] = {}
+    have_keys = have[key].to_numpy()
+    want_keys = want[key].to_numpy()
+    listed, have_counts = np.unique(have_keys, return_counts=True)
+    counts = dict(zip(listed.tolist(), have_counts.tolist(), strict=True))
+    listed, want_counts = np.unique(want_keys, return_counts=True)
+    for game, n in zip(listed.tolist(), want_counts.tolist(), strict=True):
+        if counts.get(game, 0) != n:
+            found[game] = f"{label}{counts.get(game, 0)} records stored, {n} replayed"
+    for game in games.to_pylist():
+        if game not in counts and game not in found:
+            found[game] = "no stored record"
+    if found:  # rows of those games do not line up: compare the others only
+        keep = pa.array(sorted(set(games.to_pylist()) - set(found)), pa.int64())
+        have = have.filter(pc.is_in(have[key], keep))
+        want = want.filter(pc.is_in(want[key], keep))
+        have_keys, want_keys = have[key].to_numpy(), want[key].to_numpy()
+    # each game's rows together, in the order written (seatings in order)
+    have = have.take(pa.array(np.argsort(have_keys, kind="stable")))
+    want = want.take(pa.array(np.argsort(want_keys, kind="stable")))
+    keys = np.sort(want_keys, kind="stable")
+    for name in want.column_names:
+        if name not in have.column_names:
+            for game in np.unique(keys).tolist():
+                found.setdefault(game, f"{label}column {name} missing")
+            continue
+        same = _equal(have[name], want[name])
+        for game in np.unique(keys[~same]).tolist():
+            found.setdefault(game, f"{label}column {name}")
+    return found
+
+
+def _equal(have: pa.ChunkedArray, want: pa.ChunkedArray) -> np.ndarray:
+    """Row by row, whether two columns hold the same value (nulls equal to nulls)."""
+    have, want = have.combine_chunks(), want.combine_chunks()
+    if pa.types.is_dictionary(have.type):
+        have = have.cast(have.type.value_type)
+    if pa.types.is_dictionary(want.type):
+        want = want.cast(want.type.value_type)
+    if have.type != want.type:
+        try:
+            have = have.cast(want.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return np.zeros(len(want), bool)
+    equal = pc.fill_null(pc.equal(have, want), False)
+    both_null = pc.and_(pc.is_null(have), pc.is_null(want))
+    return pc.or_(equal, both_null).to_numpy(zero_copy_only=False)
 
 
 def _differ_line(file: str, key: str, differing: list[tuple[int, str]], replayed: int) -> str:
@@ -308,16 +436,11 @@ def _read_part(folder: Path, part: mf.Part, key: str, games: list[int]) -> pa.Ta
     return table.filter(pc.is_in(table[key], pa.array(games, pa.int64())))
 
 
-def _replay_differs(request, key: str, game: int, stored: pa.Table, matches) -> str | None:
-    """What differs between game (match) ``game``'s stored records and a replay of it,
-    or None when they are equal."""
-    from ..engine import play_one
-
-    rows = stored.filter(pc.equal(stored[key], game))
-    if rows.num_rows == 0:
+def _replay_differs(key: str, game: int, rows: pa.Table, matches, replayed) -> str | None:
+    """What differs between game (match) ``game``'s stored ``rows`` and its ``replayed``
+    chunk, or None when they are equal."""
+    if rows.num_rows == 0 or replayed is None:
         return "no stored record"
-    first_row = int(rows["game"][0].as_py())
-    replayed = play_one(request, game, first_row)
     tables = [("", rows, replayed.games)]
     if matches is not None and replayed.matches is not None:
         tables.append(
