@@ -104,3 +104,20 @@ def test_a_refused_command_leaves_no_folder_and_no_lock(tmp_path):
     users_folder(tmp_path / "U", {"report.md": "mine"})
     one_error_line(run_main([*RUN, "--out", "U"], cwd=tmp_path))
     assert sorted(path.name for path in (tmp_path / "U").iterdir()) == ["report.md"]
+
+
+def test_the_space_check_counts_the_event_log(tmp_path, monkeypatch):
+    """A disk with 3 MB free takes 20,000 deals' records but not their event log (about
+    600 bytes a deal): refused before anything is written (issue 32: it started, then ran
+    out of space)."""
+    from collections import namedtuple
+
+    from simulate.folder import writer
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(writer.shutil, "disk_usage", lambda path: usage(10**9, 0, 3 * 10**6))
+    args = ["simulate", "bmn", "--games", "20000", "--threads", "1", "--no-report", "--out"]
+    line = one_error_line(run_main([*args, "logged", "--log", "all"], cwd=tmp_path))
+    assert "needs about" in line and "3.0 MB free" in line
+    assert not (tmp_path / "logged").exists()
+    assert run_main([*args, "plain"], cwd=tmp_path).returncode == 0
