@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import simulate
-from simulate import engine
+from simulate import engine, exploration
 from simulate.cli import app
 from simulate.errors import CardsimError
 from simulate.exploration.file import read_explore_file
@@ -492,3 +492,52 @@ def test_an_explore_files_title_names_the_report_and_explore_json(tmp_path):
         "# cardsim explore: A &lt;b>fair&lt;/b> table"
     )
     assert "A &lt;b&gt;fair&lt;/b&gt; table" in (out / "report.html").read_text()
+
+
+def test_an_exploration_interrupted_while_writing_leaves_no_exploration(tmp_path, monkeypatch):
+    """Ctrl-C while the files are written (issue 32: only explore.csv was left, and a
+    rerun was refused): none of them is left, and the same command then runs."""
+    from simulate.folder import manifest
+
+    real, calls = manifest.write_file, []
+
+    def interrupted_on_the_second(path, data, **options):
+        calls.append(path.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(path, data, **options)
+
+    args = ["explore", *BASE, "--vary", "hand_size=4..5", "--aim", "seat_spread"]
+    args += ["--budget", "20000", "--first-round", "1000", "--out", tmp_path / "out"]
+    monkeypatch.setattr(manifest, "write_file", interrupted_on_the_second)
+    assert invoke(*args).exit_code == 130
+    assert not any((tmp_path / "out" / name).exists() for name in exploration.FILES)
+    assert not [path for path in (tmp_path / "out").iterdir() if "staged" in path.name]
+    monkeypatch.setattr(manifest, "write_file", real)
+    again = invoke(*args)
+    assert again.exit_code == 0, again.output
+    assert all((tmp_path / "out" / name).is_file() for name in exploration.FILES)
+
+
+def test_script_sigterm_is_ctrl_c(cardsim_exe, tmp_path):
+    """SIGTERM during an exploration: exit 130 and 'interrupted', as Ctrl-C (it was -15
+    with no message), nothing written."""
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [cardsim_exe, "explore", *BASE, "--vary", "hand_size=4..6", "--aim", "seat_spread",
+         "--budget", "50000000", "--out", out],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    for line in proc.stderr:  # a round has been played: the search is under way
+        if line.startswith("round 1:"):
+            break
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=120) == 130
+    assert rest.strip().splitlines()[-1] == "interrupted"
+    assert not out.exists()

@@ -39,6 +39,7 @@ def main() -> None:
         app()  # the help
         return
     usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    previous = _sigterm_as_ctrl_c()
     try:
         code = app(standalone_mode=False)
     except usage_error as exc:
@@ -47,4 +48,25 @@ def main() -> None:
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
         typer.echo(f"error: {message}{hint}", err=True)
         raise SystemExit(exc.exit_code) from None
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _sigterm_as_ctrl_c():
+    """SIGTERM handled as Ctrl-C in every command (each stops as it does on Ctrl-C: exit
+    130, whole files kept, no half-written one); a run's engine handles both its own way
+    while it plays. Returns the handler it replaced (None off the main thread)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)

@@ -58,16 +58,19 @@ def explore_into(
     :class:`~simulate.exploration.run.Result`. ``cluster``: where the games are played,
     if not here (:func:`~simulate.exploration.run.run_explore`)."""
     from ..folder.lock import lock_folder
-    from .files import write_files
+    from .files import explore_meta, explore_table, write_files
     from .run import run_explore
 
     out = Path(out)
     check_out(out, force)
     result = run_explore(plan, echo=echo, cluster=cluster)
     with lock_folder(out):
-        table, meta = write_files(out, result)
+        # the report first, then the files all or none (explore.json last): an interruption
+        # leaves no exploration that a rerun would take for a finished one
+        table, meta = explore_table(result), explore_meta(result)
         if report:
             from analysis.exploration import write_explore_report
 
             write_explore_report(out, table, meta, dpi=dpi, formats=formats)
+        write_files(out, result, table, meta)
     return table, meta, result

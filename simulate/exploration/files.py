@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..folder.writer import write_atomic
 from .plan import HOLDOUT_FIRST, PROPOSAL_SHARE
 from .racing import scales
 from .run import Result
@@ -268,14 +267,33 @@ def meta_json(meta: dict) -> bytes:
     return (json.dumps(meta, indent=2, allow_nan=True) + "\n").encode("utf-8")
 
 
-def write_files(folder: Path, result: Result):
+def write_files(folder: Path, result: Result, table=None, meta=None):
     """Write ``explore.csv``, ``best.toml`` and ``explore.json`` into ``folder`` (which
-    exists); returns the table and the metadata."""
-    table = explore_table(result)
-    meta = explore_meta(result)
-    write_atomic(folder / CSV_FILE, table_csv(table))
-    write_atomic(folder / BEST_FILE, best_study(result).encode("utf-8"))
-    write_atomic(folder / META_FILE, meta_json(meta))
+    exists), all or none: each is written under a temporary name first, then they are
+    renamed into place, ``explore.json`` (which marks a finished exploration) last; an
+    interruption before that removes those already renamed. Returns the table and the
+    metadata (``table`` and ``meta`` when given, else made from ``result``)."""
+    from ..folder.manifest import write_file
+
+    table = explore_table(result) if table is None else table
+    meta = explore_meta(result) if meta is None else meta
+    contents = {
+        CSV_FILE: table_csv(table),
+        BEST_FILE: best_study(result).encode("utf-8"),
+        META_FILE: meta_json(meta),
+    }
+    staged = {name: folder / f".{name}.staged" for name in contents}
+    placed: list[Path] = []
+    try:
+        for name, data in contents.items():
+            write_file(staged[name], data)
+        for name in contents:  # META_FILE last
+            staged[name].replace(folder / name)
+            placed.append(folder / name)
+    except BaseException:
+        for path in (*staged.values(), *placed):  # explore.json is placed last: never here
+            path.unlink(missing_ok=True)
+        raise
     return table, meta
 
 
