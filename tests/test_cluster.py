@@ -392,6 +392,44 @@ def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_
     assert not out.exists()
 
 
+@pytest.mark.parametrize("server", ["silent", "http"])
+def test_script_a_server_that_is_no_scheduler_is_one_line_within_10_s(
+    tmp_path, cardsim_exe, server
+):
+    """A port that accepts and never answers, or a web server (issue 32: over 10 minutes
+    of hanging): one line, exit 2, nothing written, as for a closed port."""
+    import http.server
+    import threading
+
+    if server == "http":
+        httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler
+        )
+        port = httpd.server_address[1]
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        stop = httpd.shutdown
+    else:
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        stop = listener.close
+    out = tmp_path / "never"
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            [cardsim_exe, "simulate", "bmn", "--games", "1000", "--out", str(out)]
+            + ["--scheduler", f"tcp://127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        stop()
+    assert time.monotonic() - started < 10
+    line = one_error_line(result.returncode, result.stderr, "no Dask scheduler answers")
+    assert f"127.0.0.1:{port}" in line and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
 def test_script_without_distributed_says_how_to_install_it(tmp_path):
     out = tmp_path / "never"
     code = (

@@ -94,14 +94,19 @@ def connect(address, *, threads: int | None = None, echo=None) -> Iterator[Clust
             url = local.scheduler_address
         else:
             url = where.url
+            found = _not_a_scheduler(url, CONNECT_TIMEOUT_S)
+            if isinstance(found, OSError):
+                raise CardsimError(_unreachable(where, found))
+            if found is not None:
+                raise CardsimError(
+                    f"no Dask scheduler answers at {where.text} (tried for {CONNECT_TIMEOUT_S} "
+                    f"s: {found}); is a scheduler running there (dask scheduler), and is "
+                    "that its address?"
+                )
         try:
             client = distributed.Client(url, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
-            raise CardsimError(
-                f"cannot reach the Dask scheduler at {where.text} (tried for "
-                f"{CONNECT_TIMEOUT_S} s: {_first_line(exc)}); is a scheduler running there "
-                "(dask scheduler), and its port open to this machine?"
-            ) from None
+            raise CardsimError(_unreachable(where, exc)) from None
         cluster = Cluster(client, where, threads)
         cluster.check_workers()
         if echo is not None:
@@ -116,6 +121,60 @@ def connect(address, *, threads: int | None = None, echo=None) -> Iterator[Clust
         except Exception:  # a lost scheduler: nothing left to close
             pass
         quiet.restore()
+
+
+def _unreachable(where, exc: BaseException) -> str:
+    return (
+        f"cannot reach the Dask scheduler at {where.text} (tried for {CONNECT_TIMEOUT_S} s: "
+        f"{_first_line(exc)}); is a scheduler running there (dask scheduler), and its port "
+        "open to this machine?"
+    )
+
+
+def _not_a_scheduler(url: str, timeout: float) -> str | OSError | None:
+    """None when a Dask scheduler at ``url`` answers its ``identity`` within ``timeout``
+    seconds; the OSError when nothing could be reached there; else what happened in
+    words. distributed's own connection waits for the
+    peer's handshake without a limit, so a server that accepts and says nothing (a web
+    server, a port forwarded nowhere) would hang a Client for good; this asks in a thread
+    of its own, with its own event loop, and gives up on time."""
+    import asyncio
+
+    async def ask():
+        from distributed.comm import connect
+
+        # its retries end before the whole answer's limit: a closed port is an OSError
+        comm = await connect(url, timeout=0.6 * timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    found: dict = {}
+
+    def run() -> None:
+        try:
+            found["answer"] = asyncio.run(asyncio.wait_for(ask(), timeout))
+        except BaseException as exc:  # noqa: BLE001 (reported in words)
+            found["error"] = exc
+
+    thread = threading.Thread(target=run, name="cardsim-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 2)
+    if "error" in found:
+        error = found["error"]
+        if isinstance(error, TimeoutError | asyncio.TimeoutError):
+            return "it accepted the connection but did not answer as a scheduler"
+        if isinstance(error, OSError):
+            return error
+        return f"what answered is not a Dask scheduler ({_first_line(error)})"
+    answer = found.get("answer")
+    if answer is None:
+        return "it did not answer"
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        return "what answered is not a Dask scheduler"
+    return None
 
 
 def _local_cluster(distributed, workers: int):
