@@ -462,6 +462,16 @@ def _feed(run: RunFolder, record_batches: Iterator, accumulators: Sequence[Accum
         start += len(batch)
 
 
+def batch_of(table: pa.Table | pa.RecordBatch, start: int = 0) -> Batch:
+    """Records held in memory (an Arrow table, as a kernel's chunk gives them) as one
+    :class:`Batch`, for the accumulators that count a run folder's batches."""
+    if isinstance(table, pa.Table):
+        table = table.combine_chunks().to_batches()[0] if table.num_rows else None
+    if table is None:
+        raise ValueError("batch_of needs at least one record")
+    return _to_batch(table, start)
+
+
 def _to_batch(record_batch: pa.RecordBatch, start: int) -> Batch:
     data, labels = {}, {}
     for name, column in zip(record_batch.schema.names, record_batch.columns, strict=True):

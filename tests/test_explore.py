@@ -541,3 +541,50 @@ def test_script_sigterm_is_ctrl_c(cardsim_exe, tmp_path):
     assert proc.wait(timeout=120) == 130
     assert rest.strip().splitlines()[-1] == "interrupted"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "rules", "skilled"),
+    [
+        ("crazy-eights", 3, {"match_deals": None, "target_score": None}, True),
+        ("pis-yedili", 4, {"match_deals": 3}, False),
+        ("bmn", 2, {}, False),
+    ],
+    ids=["single-deals-and-skill", "matches", "no-choices"],
+)
+def test_counted_measures_equal_the_measures_of_the_records(game, players, rules, skilled):
+    """A candidate counts what it plays, chunk by chunk, instead of keeping its records
+    (issue 32: a race's memory grew with its budget): its measures equal
+    balance_measures of the same games' records, played as one run."""
+    from analysis.balance import balance_measures
+    from simulate.exploration.measure import Budget, Sample, measure, play
+    from simulate.request import make_request
+    from simulate.skill import skill_seats
+
+    common = {"players": players, "seed": 5, "rules": rules, "threads": 1}
+    request = make_request(game, games=1, **common)
+    seats = skill_seats("hold-wilds", players) if skilled else None
+    skill_request = (
+        make_request(game, games=1, strategies=seats, rotate_seats=True, **common)
+        if skilled
+        else None
+    )
+    candidate = Candidate(None, request, skill_request)
+    budget = Budget(10**9)
+    for first, stop in ((0, 700), (700, 1500)):  # two blocks, as two racing rounds
+        assert play(candidate, candidate.search, first, stop, budget) == stop - first
+    counted = measure(candidate, candidate.search, ())
+    run = simulate.simulate(game, games=1500, **common)
+    skill = None
+    if skilled:
+        skill = simulate.simulate(
+            game, games=1500, strategies=seats, rotate_seats=True, **common
+        ).games
+    expected = balance_measures(
+        run.games, spec=request.game.spec, players=players, matches=run.matches, skill=skill
+    )
+    columns = ["value", "lo", "hi"]
+    pd.testing.assert_frame_equal(counted[columns], expected[columns], check_exact=True)
+    assert list(counted.index) == list(expected.index)
+    assert ("skill" in counted.index) == (skilled or game == "bmn")
+    assert isinstance(candidate.search, Sample) and candidate.search.units == 1500

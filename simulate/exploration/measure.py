@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -31,20 +32,62 @@ the budget is checked before each call."""
 
 @dataclass
 class Sample:
-    """The records a candidate played on some deal indices: Arrow tables of its games, its
-    matches (match play) and its skill games, with the units (games or matches) and deals
-    (records, every seating of the skill games included) they hold."""
+    """What a candidate played on some deal indices, counted as it is played: the counts
+    the balance measures are made of (:class:`analysis.balance.BalanceCounts` of its games,
+    each seat's summed match share in match play, :class:`analysis.balance.SkillCounts` of
+    its skill games), with the units (games or matches) and deals (records, every seating
+    of the skill games included) they hold. No record is kept, so a race's memory does not
+    grow with its budget."""
 
-    games: list[pa.Table] = field(default_factory=list)
-    matches: list[pa.Table] = field(default_factory=list)
-    skill: list[pa.Table] = field(default_factory=list)
+    counts: Any = None
+    match_wins: Any = None
+    """``(summed shares per seat, matches)`` in match play."""
+    skill: Any = None
     units: int = 0
     deals: int = 0
 
     def clear(self) -> None:
-        """Forget the records (the counts stay): a candidate out of the race keeps its
-        estimates only."""
-        self.games, self.matches, self.skill = [], [], []
+        """Forget the counts (the units and deals stay): a candidate out of the race keeps
+        its estimates only."""
+        self.counts = self.match_wins = self.skill = None
+
+    def add_games(self, table: pa.Table, request: Request) -> None:
+        """Count a chunk's games (one row per game, per deal in match play)."""
+        from analysis.balance import BalanceCounts, lead_of
+        from analysis.load import batch_of
+
+        if table.num_rows == 0:
+            return
+        if self.counts is None:
+            columns = table.column_names
+            lead = lead_of(columns, request.meta().get("rules", {}))
+            self.counts = BalanceCounts(request.game.spec, request.players, columns, lead)
+        self.counts.update(batch_of(table.select(list(self.counts.columns))))
+
+    def add_matches(self, table: pa.Table, players: int) -> None:
+        """Count a chunk's matches: each seat's share of their wins."""
+        if table.num_rows == 0:
+            return
+        shares = [f"share_{seat}" for seat in range(players)]
+        summed = np.array([pc.sum(table[name]).as_py() for name in shares], float)
+        if self.match_wins is None:
+            self.match_wins = (np.zeros(players), 0)
+        wins, count = self.match_wins
+        self.match_wins = (wins + summed, count + table.num_rows)
+
+    def add_skill(self, table: pa.Table) -> None:
+        """Count a chunk's skill games, each deal's seatings together (as a run folder's
+        are read: in order of their game, or match)."""
+        from analysis.balance import SkillCounts
+        from analysis.load import batch_of
+
+        if table.num_rows == 0:
+            return
+        if self.skill is None:
+            self.skill = SkillCounts(table.column_names)
+        key = self.skill.key
+        order = pc.sort_indices(table, sort_keys=[(key, "ascending")])
+        self.skill.update(batch_of(table.select(list(self.skill.columns)).take(order)))
 
 
 @dataclass
@@ -166,63 +209,33 @@ def play(
         end = min(stop, done + step)
         if budget.per_unit(candidate) * (end - done) > budget.left:
             break
-        for request, games, matches in (
-            (candidate.request, sample.games, sample.matches),
-            (candidate.skill_request, sample.skill, None),
-        ):
+        for request, skill in ((candidate.request, False), (candidate.skill_request, True)):
             if request is None:
                 continue
             for _, _, chunk in play_chunks(request, spans=[(done, end)]):
-                games.append(_without_seats(chunk.games, request))
+                if skill:
+                    sample.add_skill(chunk.games)
+                else:
+                    sample.add_games(chunk.games, request)
                 sample.deals += chunk.games.num_rows
                 budget.spent += chunk.games.num_rows
-                if matches is not None and chunk.matches is not None:
-                    matches.append(chunk.matches)
+                if not skill and chunk.matches is not None:
+                    sample.add_matches(chunk.matches, request.players)
                     budget.saw_matches(chunk.matches)
         sample.units += end - done
         done = end
     return done - first
 
 
-def _without_seats(table: pa.Table, request: Request) -> pa.Table:
-    """The records without their per-seat columns (``cards_left_<i>``…), which no balance
-    measure reads: a candidate keeps its records through the race, and these are half
-    of them."""
-    per_seat = [
-        name
-        for column in request.game.spec.columns
-        if "<i>" in column.name
-        for name in column.names(request.players)
-    ]
-    return table.drop_columns([name for name in per_seat if name in table.column_names])
-
-
-def frame(tables: list[pa.Table], meta: dict):
-    """Arrow tables of records as one DataFrame, as a run folder reads back: ``end``
-    categorical, the run's metadata in ``attrs``."""
-    table = pa.concat_tables(tables)
-    records = table.to_pandas()
-    if "end" in records:
-        records["end"] = records["end"].astype("category")
-    records.attrs.update(meta)
-    return records
-
-
 def measure(candidate: Candidate, sample: Sample, aims: tuple[Aim, ...]):
-    """The balance measures of everything ``sample`` holds (the table of
-    :func:`analysis.balance.balance_measures`); raises when an aimed measure cannot be
-    computed for this game."""
-    from analysis.balance import balance_measures
+    """The balance measures of everything ``sample`` counted (the table
+    :func:`analysis.balance.balance_measures` gives of the same records); raises when an
+    aimed measure cannot be computed for this game."""
+    from analysis.balance import measures_from_counts
 
     request = candidate.request
-    meta = request.meta()
-    games = frame(sample.games, meta)
-    matches = frame(sample.matches, meta) if sample.matches else None
-    skill = None
-    if sample.skill:
-        skill = frame(sample.skill, candidate.skill_request.meta())
-    table = balance_measures(
-        games, spec=request.game.spec, players=request.players, matches=matches, skill=skill
+    table = measures_from_counts(
+        sample.counts, spec=request.game.spec, match_wins=sample.match_wins, skill=sample.skill
     )
     missing = [aim.measure for aim in aims if aim.measure not in table.index]
     if missing:
