@@ -23,6 +23,7 @@ needs when called (``import simulate`` stays light).
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 from collections.abc import Callable, Sequence
@@ -53,6 +54,23 @@ NEGLIGIBLE_CHANGE = 2.0
 module does not import: it would load pandas)."""
 
 
+def _refuses_empty_out(function):
+    """Refuse ``out=""`` (an unset variable, as often as not), which would name the current
+    folder, in one :class:`CardsimError` before anything is done, as the command line does."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        out = kwargs.get("out")
+        if isinstance(out, str) and not out.strip():
+            raise CardsimError(
+                f"{function.__name__}: out is an empty path, which names no folder; give one "
+                "(or None, where nothing need be written)"
+            )
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
 def _cluster(scheduler: str | None, threads: int | None):
     """The Dask cluster at ``scheduler`` for a ``with`` block (None without one), reached
     before anything is written (:func:`simulate.cluster.connect`); a cluster already
@@ -73,6 +91,7 @@ def _echo(progress: bool) -> Callable[[str], None]:
     return lambda line: None
 
 
+@_refuses_empty_out
 def simulate(
     game: str,
     *,
@@ -177,6 +196,7 @@ def simulate(
     return Run(path=None, meta=meta, games=records, matches=matches, events=events)
 
 
+@_refuses_empty_out
 def balance(
     game: str,
     *,
@@ -289,6 +309,7 @@ def balance(
     return balance_table(run, skill=skill_run)
 
 
+@_refuses_empty_out
 def sweep(
     study: str | Path | Study,
     *,
@@ -356,6 +377,7 @@ def sweep(
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
+@_refuses_empty_out
 def compare(
     *dirs: str | Path,
     out: str | Path | None = None,
@@ -489,6 +511,7 @@ def _strategy_list(strategies) -> list[str]:
     return [str(s) for s in strategies]
 
 
+@_refuses_empty_out
 def tournament(
     game: str,
     *,
@@ -562,6 +585,7 @@ def tournament_frame(folder: str | Path) -> pd.DataFrame:
     return table.merge(rated, on="strategy", how="left")
 
 
+@_refuses_empty_out
 def tune(
     game: str,
     *,
@@ -614,6 +638,7 @@ def tune(
     return result
 
 
+@_refuses_empty_out
 def explore(
     game: str,
     *,

@@ -348,3 +348,23 @@ def test_the_api_default_is_the_engine_default():
     from simulate import api, request
 
     assert api.DEFAULT_GAMES == request.DEFAULT_GAMES
+
+
+def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """out="" would name the current folder (issue 32: a run written into it)."""
+    monkeypatch.chdir(tmp_path)
+    calls = {
+        "simulate": lambda: simulate.simulate("bmn", games=10, out=""),
+        "balance": lambda: simulate.balance("bmn", games=10, out=""),
+        "sweep": lambda: simulate.sweep("study.toml", out=""),
+        "compare": lambda: simulate.compare(["a", "b"], out=""),
+        "tournament": lambda: simulate.tournament("pis-yedili", strategies="random,greedy", out=""),
+        "tune": lambda: simulate.tune("pis-yedili", out=" "),
+        "explore": lambda: simulate.explore(
+            "pis-yedili", vary=["hand_size=5..6"], aim=["seat_spread"], out=""
+        ),
+    }
+    for name, call in calls.items():
+        with pytest.raises(CardsimError, match=f"{name}: out is an empty path"):
+            call()
+    assert list(tmp_path.iterdir()) == []
