@@ -377,17 +377,26 @@ def _group_alive(pgid: int) -> bool:
 # --- one-line refusals -------------------------------------------------------------------
 
 
-def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_exe):
-    out = tmp_path / "never"
+def simulate_on(
+    cardsim_exe: str, out: Path, port: int
+) -> tuple[subprocess.CompletedProcess, float]:
+    """``cardsim simulate`` of 1,000 deals on the scheduler at 127.0.0.1:``port``, and
+    the seconds it took."""
     started = time.monotonic()
     result = subprocess.run(
         [cardsim_exe, "simulate", "bmn", "--games", "1000", "--out", str(out)]
-        + ["--scheduler", f"tcp://127.0.0.1:{free_port()}"],
+        + ["--scheduler", f"tcp://127.0.0.1:{port}"],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert time.monotonic() - started < 10
+    return result, time.monotonic() - started
+
+
+def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_exe):
+    out = tmp_path / "never"
+    result, seconds = simulate_on(cardsim_exe, out, free_port())
+    assert seconds < 10
     one_error_line(result.returncode, result.stderr, "cannot reach the Dask scheduler")
     assert not out.exists()
 
@@ -413,18 +422,11 @@ def test_script_a_server_that_is_no_scheduler_is_one_line_within_10_s(
         port = listener.getsockname()[1]
         stop = listener.close
     out = tmp_path / "never"
-    started = time.monotonic()
     try:
-        result = subprocess.run(
-            [cardsim_exe, "simulate", "bmn", "--games", "1000", "--out", str(out)]
-            + ["--scheduler", f"tcp://127.0.0.1:{port}"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result, seconds = simulate_on(cardsim_exe, out, port)
     finally:
         stop()
-    assert time.monotonic() - started < 10
+    assert seconds < 10
     line = one_error_line(result.returncode, result.stderr, "no Dask scheduler answers")
     assert f"127.0.0.1:{port}" in line and "Traceback" not in result.stderr
     assert not out.exists()
