@@ -153,8 +153,8 @@ def play_one(request: Request, game: int, row: int = 0) -> Chunk:
 
 def play_span(request: Request, first: int, count: int, row: int = 0) -> Chunk:
     """The records of games (matches) ``first .. first + count - 1``, in every seating, in
-    one kernel call per seating (``Chunk.only`` picks one game's). ``row``: the ``game``
-    number of the first record in match play."""
+    one kernel call per seating. ``row``: the ``game`` number of the first record in match
+    play."""
     numba.set_num_threads(request.threads)
     return _play_chunk(request, request.seatings(), first, count, row)
 

@@ -220,9 +220,15 @@ def seat_strategies(game: str, strategies, players: int) -> tuple[str, ...]:
     return tuple(str(one) for one in seat_specs(resolve_game(game), strategies, players))
 
 
+def has_user_strategy(meta: dict) -> bool:
+    """Whether a run folder's ``run.json`` names a user strategy (a Python function, which
+    run.json cannot give back)."""
+    return any(str(name).startswith("user:") for name in meta.get("strategies") or [])
+
+
 def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
     """The request that a run folder's ``run.json`` records (to resume or verify it)."""
-    if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
+    if has_user_strategy(meta):
         raise CardsimError(
             "this run has a user strategy (a Python function): run it again from Python, "
             "it cannot be resumed from run.json"

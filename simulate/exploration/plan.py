@@ -25,7 +25,16 @@ from ..games.registry import GameInfo, check_players, resolve_game
 from ..request import Request, make_request
 from ..rng import MAX_SEED
 from ..skill import DEFAULT_SKILL, skill_seats
-from .space import Aim, Knob, Space, build_space, check_knobs, parse_aims, parse_vary
+from .space import (
+    Aim,
+    Knob,
+    Space,
+    build_space,
+    check_knobs,
+    number_text,
+    parse_aims,
+    parse_vary,
+)
 
 METHODS = ("auto", "exhaustive", "search")
 DEFAULT_BUDGET = 1_000_000
@@ -193,7 +202,7 @@ def plan_explore(
     check_knobs(knobs, base_rules)
     wants_skill = any(a.measure == "skill" for a in aims) and info.spec.takes_strategies
     skilled = None
-    if (wants_skill or skill is not None) and info.spec.takes_strategies:
+    if info.spec.takes_strategies and (wants_skill or skill is not None):
         # checked whether aimed at or not: a bad value is bad wherever it is given
         skilled = DEFAULT_SKILL if skill is None else skill
         try:
@@ -266,12 +275,8 @@ def _check_targets(aims, players: int) -> None:
         if not low <= aim.target <= high:
             raise CardsimError(
                 f"--aim {aim.text}: {aim.measure} is {words}; "
-                f"{_number(aim.target)} is not a value it can take"
+                f"{number_text(aim.target)} is not a value it can take"
             )
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _base_rules(preset, overrides: dict):

@@ -67,7 +67,7 @@ class Aim:
     def text(self) -> str:
         """The aim as ``--aim`` takes it: ``turns=30``, ``skill=max``."""
         if self.goal == "target":
-            return f"{self.measure}={_number_text(self.target)}"
+            return f"{self.measure}={number_text(self.target)}"
         return f"{self.measure}={self.goal}"
 
     @property
@@ -77,10 +77,11 @@ class Aim:
             return f"{self.measure} as high as can be"
         if self.goal == "min":
             return f"{self.measure} as low as can be"
-        return f"{self.measure} as close to {_number_text(self.target)} as can be"
+        return f"{self.measure} as close to {number_text(self.target)} as can be"
 
 
-def _number_text(value: float) -> str:
+def number_text(value: float) -> str:
+    """A target as it is typed: ``30``, ``0.25``."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 

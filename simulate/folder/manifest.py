@@ -166,11 +166,14 @@ def sha256_of(data) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def part_problem(folder: Path, part: Part, entry: Entry | None = None) -> str | None:
+def part_problem(
+    folder: Path, part: Part, entry: Entry | None = None, kind: str | None = None
+) -> str | None:
     """What is wrong with one chunk file (missing, another size, another checksum), or
-    None when its bytes are those the manifest recorded. With its ``entry``, a Parquet file
-    of games, matches or events whose bytes hold is also read against its line: the rows it
-    holds and the games (matches) they belong to (a line edited by hand contradicts them)."""
+    None when its bytes are those the manifest recorded. With its ``entry`` and ``kind``, a
+    Parquet file of games, matches or events whose bytes hold is also read against its line:
+    the rows it holds and the games (matches) they belong to (a line edited by hand
+    contradicts them)."""
     path = folder / part.file
     try:
         data = path.read_bytes()
@@ -182,8 +185,8 @@ def part_problem(folder: Path, part: Part, entry: Entry | None = None) -> str | 
         return f"{len(data):,} bytes where {part.bytes:,} were written"
     if sha256_of(data) != part.sha256:
         return "checksum mismatch (the bytes changed since they were written)"
-    if entry is not None:
-        return _contents_problem(data, part, entry)
+    if entry is not None and kind in SPANNED_KINDS:
+        return _contents_problem(data, part, entry, kind)
     return None
 
 
@@ -210,12 +213,9 @@ SPANNED_KINDS = ("games", "matches", "events")
 every game of their chunk, ``events`` those that were logged."""
 
 
-def _contents_problem(data: bytes, part: Part, entry: Entry) -> str | None:
+def _contents_problem(data: bytes, part: Part, entry: Entry, kind: str) -> str | None:
     """Whether a chunk file's rows agree with its manifest line: ``part.rows`` rows, every
     one of a game (match) of ``entry``, and for games and matches every game of it."""
-    kind = next((kind for kind, found in entry.parts.items() if found is part), None)
-    if kind not in SPANNED_KINDS:
-        return None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -232,13 +232,14 @@ def _contents_problem(data: bytes, part: Part, entry: Entry) -> str | None:
     if span is None:
         return None
     low, high = span
+    if kind == "events":  # the logged games only
+        agrees = entry.first <= low and high < entry.stop
+    else:
+        agrees = (low, high) == (entry.first, entry.stop - 1)
+    if agrees:
+        return None
     holds = f"{'matches' if key == 'match' else 'games'} {low:,}-{high:,}"
-    says = f"{entry.first:,}-{entry.stop - 1:,}"
-    if low < entry.first or high >= entry.stop:
-        return f"holds {holds} where its manifest line says {says}"
-    if kind != "events" and (low != entry.first or high != entry.stop - 1):
-        return f"holds {holds} where its manifest line says {says}"
-    return None
+    return f"holds {holds} where its manifest line says {entry.first:,}-{entry.stop - 1:,}"
 
 
 @dataclass(frozen=True)
@@ -269,8 +270,8 @@ def check(folder: Path, manifest: Manifest, games: int | None = None) -> list[Pr
                 )
             )
         previous = entry if previous is None or entry.stop > previous.stop else previous
-        for part in entry.parts.values():
-            problem = part_problem(folder, part, entry)
+        for kind, part in entry.parts.items():
+            problem = part_problem(folder, part, entry, kind)
             if problem is not None:
                 problems.append(Problem(f"{part.file} (games {span}): {problem}", entry))
     end = manifest_end(manifest) if games is None else games

@@ -164,12 +164,12 @@ def _check_all(folder: Path, meta: dict, request, replay: int, verdict: Verdict)
 
 
 def _request(meta: dict, verdict: Verdict, threads: int | None):
-    from ..request import request_from_meta
+    from ..request import has_user_strategy, request_from_meta
 
     try:
         return request_from_meta(meta, threads=threads)
     except CardsimError as exc:
-        if any(str(name).startswith("user:") for name in meta.get("strategies", [])):
+        if has_user_strategy(meta):
             verdict.notes.append(f"no game can be replayed: {exc}")
         else:  # a run.json that cardsim wrote always gives its settings
             verdict.problems.append(f"{META_FILE} does not give the run's settings: {exc}")
@@ -179,9 +179,9 @@ def _request(meta: dict, verdict: Verdict, threads: int | None):
         return None
 
 
-def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
-    """Fill ``verdict`` with the folder's problems; returns the ``first`` of the chunks a
-    replay found wrong."""
+def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> bool:
+    """Fill ``verdict`` with the folder's problems; returns whether a replay found records
+    that are intact (or, before checksums, readable) yet not what the rules give."""
     if meta.get("format") != FORMAT:
         return _check_legacy(folder, meta, request, replay, verdict)
     manifest = mf.read_manifest(folder)
@@ -191,26 +191,26 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
     damaged = {id(problem.entry) for problem in problems if problem.entry is not None}
     healthy = [entry for entry in manifest.entries if id(entry) not in damaged]
     if request is None or not healthy:
-        return set()
+        return False
     if meta.get("records") == "none":
         return _check_kept(folder, meta, request, healthy, replay, verdict)
-    wrong = set()
+    wrong = False
     key = "match" if request.match_play else "game"
     for entry, games in _sample(healthy, replay, int(meta.get("seed", 0))):
         stored = _read_part(folder, entry.parts["games"], key, games)
         matches = None
         if "matches" in entry.parts:
             matches = _read_part(folder, entry.parts["matches"], "match", games)
-        if _compare(request, key, games, stored, matches, entry.parts["games"].file, verdict):
-            wrong.add(entry.first)
+        file = entry.parts["games"].file
+        wrong = _compare(request, key, games, stored, matches, file, verdict) or wrong
     return wrong
 
 
-def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict) -> set[int]:
+def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict) -> bool:
     """An aggregate-only run keeps no row per game: the whole records it keeps (the
     longest and first games of each chunk) are replayed, up to ``replay`` of them, in
     single games; a match-play run keeps no whole match, so only the checksums check it.
-    Returns the ``first`` of the chunks whose kept records differ from their replay."""
+    Returns whether any kept record differs from its replay."""
     from analysis.aggregates import Aggregates
 
     if request.match_play:
@@ -218,8 +218,8 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
             "an aggregate-only run of matches keeps no whole match to replay: its files' "
             "checksums check it"
         )
-        return set()
-    wrong = set()
+        return False
+    wrong = False
     rng = np.random.default_rng([int(meta.get("seed", 0)) & (2**63 - 1), 0x5EED])
     for entry in healthy:
         if verdict.replayed >= replay or "aggregates" not in entry.parts:
@@ -238,7 +238,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
         if differing:
             file = entry.parts["aggregates"].file
             verdict.problems.append(_differ_line(file, "game", differing, len(chosen)))
-            wrong.add(entry.first)
+            wrong = True
     return wrong
 
 
@@ -265,40 +265,47 @@ def _compare(request, key: str, games: list[int], stored, matches, file: str, ve
     records (and ``matches``), noting in ``verdict`` the first difference and how many of
     them differed (one line per file, however many); whether any differed.
 
-    Games that are at least one in :data:`DENSE` of their span are played by one kernel
-    call over it and compared as whole columns; sparser ones one by one."""
+    The replayed games are compared with their records as whole columns, however they
+    were played (:func:`_replay`)."""
+    chosen = pa.array(games, pa.int64())
+    replayed = _replay(request, key, games, stored)
+    found = _differing_games(
+        key, stored.filter(pc.is_in(stored[key], chosen)), replayed.games, chosen, ""
+    )
+    if matches is not None and replayed.matches is not None:
+        pick = pc.is_in(matches["match"], chosen)
+        more = _differing_games("match", matches.filter(pick), replayed.matches, chosen, "matches ")
+        found = {**more, **found}
+    verdict.replayed += len(games)
+    verdict.tick(len(games))
+    if found:
+        verdict.problems.append(_differ_line(file, key, sorted(found.items()), len(games)))
+    return bool(found)
+
+
+def _replay(request, key: str, games: list[int], stored: pa.Table):
+    """The records of ``games`` (sorted, of one chunk) played again, as one chunk: by one
+    kernel call over their span when they are dense enough in it, else one by one (a game
+    without a stored record, which gives no row to number a match's deals from, is left
+    out: it is reported as such)."""
     from ..engine import play_one, play_span
+    from ..games.spec import Chunk
+
+    def row_of(game: int) -> int | None:
+        rows = stored.filter(pc.equal(stored[key], game))
+        return int(rows["game"][0].as_py()) if rows.num_rows else None
 
     first, stop = games[0], games[-1] + 1
-    opening = stored.filter(pc.equal(stored[key], first))
-    if len(games) * DENSE >= stop - first and opening.num_rows:
-        span = play_span(request, first, stop - first, int(opening["game"][0].as_py()))
-        chosen = pa.array(games, pa.int64())
-        found = _differing_games(
-            key, stored.filter(pc.is_in(stored[key], chosen)), span.games, chosen, ""
-        )
-        if matches is not None and span.matches is not None:
-            pick = pc.is_in(matches["match"], chosen)
-            more = _differing_games("match", matches.filter(pick), span.matches, chosen, "matches ")
-            found = {**more, **found}
-        differing = sorted(found.items())
-        verdict.replayed += len(games)
-        verdict.tick(len(games))
-    else:
-        differing = []
-        for game in games:
-            rows = stored.filter(pc.equal(stored[key], game))
-            replayed = (
-                play_one(request, game, int(rows["game"][0].as_py())) if rows.num_rows else None
-            )
-            difference = _replay_differs(key, game, rows, matches, replayed)
-            verdict.replayed += 1
-            verdict.tick(1)
-            if difference:
-                differing.append((game, difference))
-    if differing:
-        verdict.problems.append(_differ_line(file, key, differing, len(games)))
-    return bool(differing)
+    if len(games) * DENSE >= stop - first and row_of(first) is not None:
+        return play_span(request, first, stop - first, row_of(first))
+    chunks = [play_one(request, game, row) for game in games if (row := row_of(game)) is not None]
+    if not chunks:
+        return Chunk(stored.slice(0, 0), None)
+    matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
+    return Chunk(
+        pa.concat_tables([chunk.games for chunk in chunks]),
+        pa.concat_tables(matches) if matches else None,
+    )
 
 
 DENSE = 100
@@ -382,7 +389,7 @@ LEGACY_NOT_REPLAYING = (
 )
 
 
-def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> set[int]:
+def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> bool:
     """A folder written before the manifest: no checksums, so only a replay."""
     verdict.notes.append("written before checksums: only a replay of sampled games checks it")
     path = folder / "games.parquet"
@@ -390,9 +397,10 @@ def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdi
         rows = pq.ParquetFile(path).metadata.num_rows
     except (pa.ArrowException, OSError) as exc:
         verdict.problems.append(f"games.parquet: unreadable ({str(exc).splitlines()[0]})")
-        return set()
+        return False
     if request is None:
-        return set()
+        return False
+    wrong = False
     key = "match" if request.match_play else "game"
     count = int(meta.get("completed_games", rows))
     entry = mf.Entry(0, max(count, 1), {})
@@ -406,9 +414,9 @@ def _check_legacy(folder: Path, meta: dict, request, replay: int, verdict: Verdi
                 )
         except (pa.ArrowException, OSError) as exc:
             verdict.problems.append(f"games.parquet: unreadable ({str(exc).splitlines()[0]})")
-            return set()
-        _compare(request, key, games, stored, matches, "games.parquet", verdict)
-    return {0} if verdict.problems else set()
+            return False
+        wrong = _compare(request, key, games, stored, matches, "games.parquet", verdict) or wrong
+    return wrong
 
 
 def _sample(entries: list[mf.Entry], count: int, seed: int) -> list[tuple[mf.Entry, list[int]]]:
@@ -434,23 +442,6 @@ def _sample(entries: list[mf.Entry], count: int, seed: int) -> list[tuple[mf.Ent
 def _read_part(folder: Path, part: mf.Part, key: str, games: list[int]) -> pa.Table:
     table = pq.read_table(folder / part.file)
     return table.filter(pc.is_in(table[key], pa.array(games, pa.int64())))
-
-
-def _replay_differs(key: str, game: int, rows: pa.Table, matches, replayed) -> str | None:
-    """What differs between game (match) ``game``'s stored ``rows`` and its ``replayed``
-    chunk, or None when they are equal."""
-    if rows.num_rows == 0 or replayed is None:
-        return "no stored record"
-    tables = [("", rows, replayed.games)]
-    if matches is not None and replayed.matches is not None:
-        tables.append(
-            ("matches ", matches.filter(pc.equal(matches["match"], game)), replayed.matches)
-        )
-    for label, have, want in tables:
-        difference = _differs(have, want, label)
-        if difference:
-            return difference
-    return None
 
 
 def _differs(have: pa.Table, want: pa.Table, label: str = "") -> str | None:

@@ -304,12 +304,6 @@ class RunWriter:
             raise
         return writer
 
-    def drop(self, firsts: set[int]) -> None:
-        """Forget the chunks that start at ``firsts`` (found wrong by a replay), so that
-        :meth:`todo` names their games."""
-        self.manifest = mf.Manifest([e for e in self.manifest.entries if e.first not in firsts])
-        mf.rewrite(self.folder, self.manifest, durable=self.durable)
-
     @property
     def rows(self) -> int:
         """Records held so far (games; deals in match play), or that an aggregate-only

@@ -75,17 +75,6 @@ class Chunk:
     (:class:`analysis.aggregates.Aggregates`), in place of its records (``games`` and
     ``matches`` are then None); ``events`` is kept all the same."""
 
-    def only(self, key: str, game: int) -> Chunk:
-        """The records of game (match, ``key="match"``) ``game`` alone, every seating, as
-        a chunk of that one game would hold them (its events left out)."""
-        import pyarrow.compute as pc
-
-        games = self.games.filter(pc.equal(self.games[key], game))
-        matches = None
-        if self.matches is not None:
-            matches = self.matches.filter(pc.equal(self.matches["match"], game))
-        return Chunk(games, matches)
-
     def parts(self) -> dict[str, Any]:
         """What a run folder keeps of the chunk, by record kind, as
         :meth:`simulate.folder.writer.RunWriter.write` takes it (None: no file)."""
