@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
 from differential.shedding_grid import CONFIGS, SEED
 from shedding_helpers import kernel_records
@@ -230,3 +231,61 @@ def test_report_of_a_logged_run_has_the_log_section(tmp_path):
     assert CliRunner().invoke(app, args).exit_code == 0
     blocks, figures = build_report(open_run(plain))
     assert "log_hand_sizes" not in figures
+
+
+def _events(rows: list[tuple]) -> pd.DataFrame:
+    """A hand-built event table: rows of (turn, seat, event, card, cause, count) of game 0."""
+    frame = pd.DataFrame(rows, columns=["turn", "seat", "event", "card", "cause", "count"])
+    frame.insert(0, "game", 0)
+    for column in ("event", "card", "cause"):
+        frame[column] = frame[column].astype("category")
+    return frame
+
+
+def test_a_penalty_counts_its_draws_across_a_reshuffle():
+    """The stock runs dry in the middle of a penalty: the pile is shuffled into a new stock
+    and drawing goes on; every draw made for the penalty is counted, and none after it."""
+    from analysis.reports.logs import penalty_stacks
+
+    rules = {"effects": {"2": ["skip", "draw:2"]}, "start": "flip"}
+    events = _events(
+        [
+            (0, 0, "deal", "4C", None, None),
+            (0, 1, "deal", "9S", None, None),
+            (1, 0, "play", "2H", None, None),
+            (2, 1, "play", "2S", None, None),
+            (3, 0, "penalty", None, None, 4),
+            (3, 0, "draw", "5D", "penalty", None),
+            (3, -1, "reshuffle", None, None, 30),
+            (3, 0, "draw", "6D", "penalty", None),
+            (3, -1, "reshuffle", None, None, 2),  # a second one, nothing drawn between
+            (3, 0, "draw", "7D", "penalty", None),
+            (3, 0, "draw", "8D", "penalty", None),
+            (4, 1, "draw", "KD", "no_play", None),  # the next turn's draw is not the penalty's
+            (5, 0, "penalty", None, None, 2),
+            (5, 0, "draw", "QD", "penalty", None),
+            (5, 0, "pass", None, None, None),  # nothing left to draw: one of two paid
+        ]
+    )
+    stacks = penalty_stacks(events, rules)
+    assert stacks[["turn", "seat", "owed", "paid", "length"]].values.tolist() == [
+        [3, 0, 4, 4, 2],
+        [5, 0, 2, 1, 0],
+    ]
+
+
+def test_penalty_draws_in_a_real_run_equal_the_events():
+    """A Crazy Eights run where the stock runs dry during penalties: the penalties' paid cards
+    add up to the events' penalty draws, and none is over what was owed."""
+    from analysis.reports.logs import penalty_stacks
+
+    run = simulate.simulate("crazy-eights", players=3, games=400, seed=1, log=400)
+    events = run.events
+    kinds = events["event"].astype(str).to_numpy()
+    causes = events["cause"].astype(str).to_numpy()
+    penalty_draw = (kinds == "draw") & (causes == "penalty")
+    between = np.flatnonzero((kinds[1:-1] == "reshuffle") & penalty_draw[:-2] & penalty_draw[2:])
+    assert between.size > 0  # the case under test happens in this run
+    stacks = penalty_stacks(events, run.meta["rules"])
+    assert stacks["paid"].sum() == penalty_draw.sum()
+    assert (stacks["paid"] <= stacks["owed"]).all()

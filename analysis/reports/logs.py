@@ -93,8 +93,8 @@ def _draw_ranks(rules: dict) -> set[str]:
 
 def penalty_stacks(events: pd.DataFrame, rules: dict) -> pd.DataFrame:
     """One row per penalty that fell due: ``game``, ``turn``, ``seat`` (who pays),
-    ``owed`` (cards owed), ``paid`` (cards actually drawn for it: fewer when the stock ran
-    out) and ``length`` (draw cards in the stack: the draw-rank cards played in a row just
+    ``owed`` (cards owed), ``paid`` (cards actually drawn for it, a reshuffle between two
+    of them included: fewer when nothing was left to draw) and ``length`` (draw cards in the stack: the draw-rank cards played in a row just
     before it, no other card, draw or penalty between them, a club opening's card not
     counted: it has no effect). ``rules``: the run's rules as ``run.json`` stores them
     (which ranks are draw cards, how the game opens)."""
@@ -119,6 +119,8 @@ def penalty_stacks(events: pd.DataFrame, rules: dict) -> pd.DataFrame:
                     break
             paid = 0
             for j in range(i + 1, len(kinds)):
+                if kinds[j] == "reshuffle":  # the stock ran dry mid-penalty: drawing goes on
+                    continue
                 if kinds[j] != "draw" or causes[j] != "penalty":
                     break
                 paid += 1
