@@ -485,8 +485,9 @@ _COUNT_COLUMNS = frozenset(
 def read_comparison(source) -> pd.DataFrame:
     """A ``comparison.csv`` (a path or a text buffer) as a DataFrame: the significance
     columns (``<test>_significant``: true, false, or empty on the base rows) as pandas'
-    nullable booleans, ``is_base`` as booleans, the counts (games, wins, pairs) as integers
-    and every other number as a float."""
+    nullable booleans, ``is_base`` as booleans, the counts (games, wins, pairs) as integers,
+    ``not_rules`` as text ("" where nothing but the rules differs) and every other number as
+    a float."""
     import pandas as pd
 
     table = pd.read_csv(source)
@@ -499,6 +500,8 @@ def read_comparison(source) -> pd.DataFrame:
             table[column] = table[column].astype("boolean")
     if "is_base" in table:
         table["is_base"] = table["is_base"].astype(bool)
+    if "not_rules" in table:  # "" (nothing but the rules differs) reads back as ""
+        table["not_rules"] = [v if isinstance(v, str) else "" for v in table["not_rules"]]
     return table
 
 

@@ -106,6 +106,8 @@ def rows(**changes) -> tuple[pd.Series, pd.Series]:
         "end_out": 0.3,
         "end_stock_out": 0.7,
         **{f"seat_{s}_share": 0.25 for s in range(4)},
+        **{f"position_{s}_share": 0.25 for s in range(4)},
+        "spread": 0.0,
     }
     variant = {
         **base,
@@ -123,6 +125,7 @@ def rows(**changes) -> tuple[pd.Series, pd.Series]:
         "ends_significant": False,
     }
     variant |= changes
+    variant["first_share"] = variant["position_0_share"] = 0.25 + variant["first_diff"]
     if "length_diff" in changes:
         variant["mean_length"] = 30.0 + changes["length_diff"]
     if "score_diff" in changes:
@@ -199,6 +202,52 @@ def test_a_change_next_to_the_threshold_shows_the_digit_that_decides():
     )
 
 
+def test_the_seat_that_changes_most_is_named_beside_the_first():
+    """The first seat gains half a point, significant, while the second loses 1.39 points
+    (the fairness gain a search was for): the verdict says both, the first seat first."""
+    variant, base = rows(first_diff=0.0052, first_significant=True, seats_significant=True)
+    base["position_1_share"] = 0.2617
+    variant["position_1_share"] = 0.2478
+    assert verdicts(variant, base)["wins"].text == (
+        "the first seat wins more often (25.5% vs 25.0% of deals, +0.52 pts) and the second "
+        "seat wins less often (24.8% vs 26.2% of deals, -1.4 pts)"
+    )
+    # the seats' test not significant: the second seat's change is said unclear beside it
+    variant["seats_significant"] = False
+    found = verdicts(variant, base)["wins"]
+    assert found.verdict == CHANGED and found.text.endswith(
+        ", with no clear change in the second seat's share 24.8% vs 26.2% of deals, "
+        "-1.4 pts (not significant)"
+    )
+    # a seat whose change is under the first seat's is not named: the first's is the largest
+    variant["position_1_share"] = 0.2617 - 0.004
+    base["position_1_share"] = 0.2617
+    assert "second" not in verdicts(variant, base)["wins"].text
+
+
+def test_the_seat_spread_is_judged_by_its_interval():
+    widens = dict(spread=0.04, spread_diff=0.01, spread_diff_lo=0.002, spread_diff_hi=0.018)
+    variant, base = rows(**widens)
+    base["spread"] = 0.03
+    found = verdicts(variant, base)["spread"]
+    assert (found.verdict, found.text) == (
+        CHANGED,
+        "the seat spread widens (4.0 vs 3.0 pts, +1.0 pts)",
+    )
+    variant["spread_diff_lo"] = -0.001  # the interval holds 0: not significant
+    found = verdicts(variant, base)["spread"]
+    assert (found.verdict, found.text) == (
+        UNCLEAR,
+        "no clear change in the seat spread (4.0 vs 3.0 pts, +1.0 pts, not significant)",
+    )
+    variant["spread"], variant["spread_diff"] = 0.027, -0.003  # under the threshold
+    found = verdicts(variant, base)["spread"]
+    assert (found.verdict, found.text) == (
+        NEGLIGIBLE,
+        "the seat spread narrows (2.7 vs 3.0 pts, -0.3 pts, negligible)",
+    )
+
+
 @pytest.mark.parametrize(
     "share, change, words",
     [
@@ -254,12 +303,13 @@ def test_the_same_rules_change_nothing(study):
     for players in (3, 4):
         same = row(comparison(study, players), "same")
         assert re.fullmatch(
-            r"who wins does not change; deal length does not change \(\S+ vs \S+ turns\); "
+            r"who wins does not change; the seat spread does not change \(\S+ vs \S+ pts\); "
+            r"deal length does not change \(\S+ vs \S+ turns\); "
             r"scores do not change \(\S+ vs \S+ points per seat and deal\); "
             r"how deals end does not change",
             same["verdict"],
         ), same["verdict"]
-        for measure in ("wins", "length", "score", "ends"):
+        for measure in ("wins", "spread", "length", "score", "ends"):
             assert same[f"{measure}_verdict"] == NEGLIGIBLE
         for key in ("first", "length", "score", "match", "total_0"):
             assert same[f"{key}_diff"] == 0
@@ -485,3 +535,58 @@ def test_skill_games_of_a_study_reach_the_comparison(tmp_path):
         assert found["skill_lo"] <= found["skill"] <= found["skill_hi"]
     markdown = (out / "report.md").read_text("utf-8")
     assert "any: `hold-wilds` against `random`; own: `hold-wilds` against `random`" in markdown
+
+
+def test_the_verdict_names_the_seat_that_changes_most_from_the_records(study):
+    """Independently of the comparison: each seat's share counted from the deal's leader in
+    the records, the seat whose share changes most, and the seat spread."""
+    named = 0
+    for players in (3, 4):
+        table = comparison(study, players)
+        shares = {}
+        for name in ("base", "doubling", "draw-one"):
+            games = load_run(study / f"{name}-{players}p").games
+            won = games[games["winner"] >= 0]
+            position = (won["winner"] - won["first_seat"]) % players
+            shares[name] = np.bincount(position, minlength=players) / len(games)
+        for name in ("doubling", "draw-one"):
+            found = row(table, name)
+            change = shares[name] - shares["base"]
+            for k in range(players):
+                assert found[f"position_{k}_share"] == pytest.approx(shares[name][k])
+            spread = np.ptp(shares[name]) - np.ptp(shares["base"])
+            assert found["spread_diff"] == pytest.approx(spread)
+            assert found["spread_diff_lo"] <= found["spread_diff"] <= found["spread_diff_hi"]
+            largest = int(np.argmax(np.abs(change)))
+            ordinal = ("first", "second", "third", "fourth")[largest]
+            points = 100 * abs(change[largest])
+            if points >= 0.5 and found["wins_verdict"] != NEGLIGIBLE:
+                assert f"the {ordinal} seat" in found["verdict"], found["verdict"]
+                named += ordinal != "first"
+    assert named  # some variant's largest change is not the first seat's: it is named
+
+
+def test_runs_that_differ_in_more_than_rules_are_flagged(tmp_path):
+    """A variant whose seat 0 plays another strategy: the verdict opens with a warning and
+    the variants table shows the strategies; another seed is shown (unpaired), not warned."""
+    options = dict(players=3, games=300)
+    base = simulate.simulate("crazy-eights", seed=4, out=tmp_path / "base", **options)
+    assert base is not None
+    simulate.simulate(
+        "crazy-eights", seed=4, strategies=["greedy"], out=tmp_path / "greedy", **options
+    )
+    simulate.simulate("crazy-eights", seed=5, out=tmp_path / "reseeded", **options)
+    folders = [tmp_path / n for n in ("base", "greedy", "reseeded")]
+    table = simulate.compare(*folders, out=tmp_path / "compare")
+    greedy, reseeded = row(table, "greedy"), row(table, "reseeded")
+    assert greedy["verdict"].startswith(
+        "warning: not only the rules differ (strategies greedy, random, random vs random, "
+        "random, random), so the changes below are not the rules' alone; "
+    )
+    assert not reseeded["verdict"].startswith("warning") and reseeded["not_rules"] == ""
+    markdown = (tmp_path / "compare" / "report.md").read_text("utf-8")
+    variants = markdown.split("\n## Variants\n", 1)[1].split("\n## ", 1)[0]
+    assert "| strategies |" in variants and "| seats |" not in variants
+    assert "| greedy, random, random |" in variants
+    assert "| 5 (unpaired) |" in variants and "| 4 (unpaired) |" not in variants
+    assert f"greedy against base: {greedy['verdict']}." in markdown

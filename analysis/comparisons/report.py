@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.comparisons import charts
+from analysis.comparisons.settings import setting_cells
 from analysis.comparisons.variants import (
     ALPHA,
     INDEPENDENT,
@@ -284,11 +285,20 @@ def _fmt_p(p: float) -> str:
 
 
 def _variants_section(variants: list[Variant], bases: dict[int, int]) -> list[Block]:
+    """The variants table: each run's folder, game, players, rules, deals, seed (marked
+    "unpaired" where it is not its base's) and status; then its strategies, seating, records
+    kept and version wherever two runs differ in them
+    (:func:`analysis.comparisons.settings.setting_cells`)."""
     base_names = {variants[i].name for i in bases.values()}
+    settings = [setting_cells(v.run.meta, v.run.spec) for v in variants]
+    shown = [k for k in settings[0] if len({cells[k] for cells in settings}) > 1]
     rows = []
-    for v in variants:
+    for v, cells in zip(variants, settings, strict=True):
         meta = v.run.meta
-        status = meta.get("status", "complete")
+        base = variants[bases[v.players]]
+        seed = str(meta.get("seed", "–"))
+        if v is not base and meta.get("seed") != base.run.meta.get("seed"):
+            seed += " (unpaired)"
         rows.append(
             [
                 v.name + (" (base)" if v.name in base_names else ""),
@@ -297,16 +307,17 @@ def _variants_section(variants: list[Variant], bases: dict[int, int]) -> list[Bl
                 str(v.players),
                 rules_label(meta),
                 fmt_int(v.n),
-                str(meta.get("seed", "–")),
-                status,
+                seed,
+                meta.get("status", "complete"),
+                *(cells[k] for k in shown),
             ]
         )
     return [
         Heading("Variants"),
         Table(
-            ["variant", "folder", "game", "players", "rules", "deals", "seed", "status"],
+            ["variant", "folder", "game", "players", "rules", "deals", "seed", "status", *shown],
             rows,
-            "lllrlrrl",
+            "lllrlrrl" + "l" * len(shown),
             frozenset({1}),
         ),
     ]
@@ -771,8 +782,12 @@ def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:
         Heading("Methods"),
         Paragraph(
             "Win shares are of all deals with 95% Wilson score intervals. The shares of all "
-            "seats (no winner included) and the end reasons are compared with the base by "
-            "chi-squared tests of homogeneity (no continuity correction). "
+            "seats (no winner included; seats counted in playing order from the deal's "
+            "leader) and the end reasons are compared with the base by chi-squared tests "
+            "of homogeneity (no continuity correction). The change of the seat spread (the "
+            "largest minus the smallest seat's share) has a 95% percentile bootstrap "
+            "interval, each run's deals resampled from its win counts, outside the family "
+            "below. "
             f"{independent}{pairing}{unpaired}{means_text} The {tests} tests form one "
             "family, adjusted "
             "by Holm's step-down method so that the chance of any false positive among them "

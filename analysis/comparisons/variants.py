@@ -8,7 +8,11 @@ Per variant and its base (runs with the same number of players), as independent 
 
 - the first seat's win share: difference with Newcombe's hybrid score interval, pooled
   two-proportion z-test;
-- the win shares of every seat (and of no winner): chi-squared test of homogeneity;
+- the win shares of every seat (and of no winner), seats counted in playing order from the
+  deal's leader as the balance measures count them: chi-squared test of homogeneity;
+- the seat spread (the largest minus the smallest of those shares): difference with a
+  percentile bootstrap interval, each run's deals resampled from its win counts
+  (independently, so conservative for paired runs), outside Holm's family;
 - the mean length (cards for Beggar-My-Neighbour, over the deals that end; turns for the
   shedding games): difference with a bootstrap interval, Mann-Whitney U test;
 - the end reasons: chi-squared test of homogeneity;
@@ -47,10 +51,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.comparisons.settings import not_rules
 from analysis.errors import ReportError
 from analysis.load import RunFolder, scan
 from analysis.reports.matches import Matches, has_matches, read_matches
-from analysis.statistics.bootstrap import mean_difference_interval, mean_interval
+from analysis.statistics.bootstrap import (
+    mean_difference_interval,
+    mean_interval,
+    spread_difference_interval,
+)
 from analysis.statistics.distribution import Distribution
 from analysis.statistics.paired import Pairing, deal_sums, match_sums, pair_runs
 from analysis.statistics.significance import (
@@ -295,6 +304,8 @@ def headline(variant: Variant) -> dict[str, float]:
         "advantage_lo": lo - 1 / players,
         "advantage_hi": hi - 1 / players,
         **{f"seat_{s}_share": int(c) / n for s, c in enumerate(variant.seats[:-1])},
+        **{f"position_{k}_share": int(c) / n for k, c in enumerate(variant.first[:-1])},
+        "spread": _spread(variant.first),
         "no_winner_share": int(variant.seats[-1]) / n,
         "decisive": decided / n,
         "decisive_lo": decisive_lo,
@@ -307,6 +318,13 @@ def headline(variant: Variant) -> dict[str, float]:
         **matches,
         **_balance_columns(variant),
     }
+
+
+def _spread(wins: np.ndarray) -> float:
+    """The largest minus the smallest seat's share of the games, from ``wins`` (shape
+    (players + 1,), the last entry the games with no winner)."""
+    shares = np.asarray(wins[:-1], float) / max(int(np.sum(wins)), 1)
+    return float(shares.max() - shares.min())
 
 
 def _balance_columns(variant: Variant) -> dict[str, float]:
@@ -349,9 +367,12 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
             "first_variant_only": int(deals.first[0, 1]),
             "first_z": z,
         }
-    chi2, p = chi2_homogeneity(base.seats, variant.seats)
+    chi2, p = chi2_homogeneity(base.first, variant.first)
     out |= {"seats_chi2": chi2, "seats_p": p, "seats_analysis": INDEPENDENT}
     out["seats_test"] = _test_names("seats")[0]
+    lo, hi = spread_difference_interval(base.first, variant.first)
+    out |= {"spread_diff": _spread(variant.first) - _spread(base.first)}
+    out |= {"spread_diff_lo": lo, "spread_diff_hi": hi}
     length, stats = _mean_difference(
         "length", base.length, variant.length, deals.length if deals is not None else None
     )
@@ -462,6 +483,8 @@ def comparison_table(
 ) -> pd.DataFrame:
     """One row per variant: ``players``, ``variant``, ``base`` (the name of its base),
     ``is_base``, the :func:`headline` figures, the end-reason shares (``end_<reason>``),
+    ``not_rules`` (what besides the rules differs from the base:
+    :func:`analysis.comparisons.settings.not_rules`, joined by semicolons; "" when nothing),
     the :func:`differences` to its base (NaN on base rows), and for each test its
     Holm-adjusted p-value (``<test>_p_holm``, over every test of the whole table:
     :func:`table_tests`) and ``<test>_significant``.
@@ -481,6 +504,7 @@ def comparison_table(
             **headline(variant),
             "length_unit": variant.length_unit,
             **{f"end_{r}": variant.ends.get(r, 0) / variant.n for r in reasons},
+            "not_rules": "; ".join(not_rules(base.run.meta, variant.run.meta, variant.run.spec)),
         }
         if i != base_index:
             pairing = None

@@ -11,9 +11,13 @@ shared, Holm-adjusted over the whole comparison: :mod:`analysis.comparisons.vari
 - :data:`UNCLEAR` ("no clear change") when it is at least the threshold but not significant;
 - :data:`CHANGED` when it is at least the threshold and significant: stated with its size.
 
-The measures: who wins (the first seat's share, the shares of all seats, seat 0's match win
-share), the mean length, the mean score per seat and deal, the deals per match (match play
-to a target score) and the end reasons. A variant's sentences go from the clear changes to
+The measures: who wins (the first seat's share, the share of the seat that changes most,
+seats counted in playing order from the deal's leader as the balance measures count them,
+and seat 0's match win share), the seat spread (the largest minus the smallest seat's
+share, significant when its bootstrap interval leaves out 0), the mean length, the mean score per seat and deal, the deals per match (match play
+to a target score) and the end reasons. A verdict opens with a warning when the variant
+differs from its base in more than its rules (strategies, seat rotation:
+:mod:`analysis.comparisons.settings`). A variant's sentences go from the clear changes to
 the negligible ones, and within each group from the largest change to the smallest, a
 change measured in multiples of its threshold so that shares and means compare.
 """
@@ -39,7 +43,7 @@ CHANGED, UNCLEAR, NEGLIGIBLE = "changed", "unclear", "negligible"
 _ORDER = {CHANGED: 0, UNCLEAR: 1, NEGLIGIBLE: 2}
 
 #: The measures a verdict speaks of, in the table's column order.
-MEASURES = ("wins", "length", "score", "deals", "ends")
+MEASURES = ("wins", "spread", "length", "score", "deals", "ends")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ def findings(row: pd.Series, base: pd.Series, limits: Thresholds) -> list[Findin
     length = (singular(str(row["length_unit"])), "")
     found = [
         _wins(row, base, limits),
+        _spread(row, base, limits),
         _mean(row, base, "length", "mean_length", limits, _LENGTH_WORDS, length),
         _mean(
             row, base, "score", "mean_score", limits, _SCORE_WORDS, ("point", " per seat and deal")
@@ -128,7 +133,7 @@ def add_verdicts(table: pd.DataFrame, limits: Thresholds) -> pd.DataFrame:
         found = findings(row, base, limits)
         for f in found:
             columns[f"{f.measure}_verdict"][i] = f.verdict
-        texts[i] = "; ".join(f.text for f in found)
+        texts[i] = _warning(row) + "; ".join(f.text for f in found)
     for name, values in columns.items():
         if any(v is not None for v in values):
             table[name] = values
@@ -136,6 +141,18 @@ def add_verdicts(table: pd.DataFrame, limits: Thresholds) -> pd.DataFrame:
     table["negligible_share"] = limits.share
     table["negligible_change"] = limits.change
     return table
+
+
+def _warning(row: pd.Series) -> str:
+    """The verdict's opening warning when the variant differs from its base in more than
+    its rules (the table's ``not_rules``), else ""."""
+    other = row.get("not_rules")
+    if not isinstance(other, str) or not other:
+        return ""
+    return (
+        f"warning: not only the rules differ ({other}), so the changes below are not the "
+        "rules' alone; "
+    )
 
 
 def _base_row(table: pd.DataFrame, row: pd.Series) -> pd.Series:
@@ -173,7 +190,9 @@ def thresholds_text(limits: Thresholds) -> str:
         '"no clear change" is one at least that large that is not significant; any other '
         "change is stated with its size. Significant means a Holm-adjusted p-value under "
         f"{ALPHA:.0%} in the differences below (paired where the variant played the base's "
-        "deals). "
+        "deals); for the seat spread (the largest minus the smallest seat's share), a 95% "
+        "bootstrap interval of its change that leaves out 0. Seats are counted in playing "
+        "order from the seat that led the deal (the first seat led it). "
         "Clear changes come first, then unclear and negligible ones, each group from the "
         "largest change to the smallest, a change counted in multiples of its threshold."
     )
@@ -244,6 +263,13 @@ class _Share:
     unclear: str
 
 
+#: Seats in playing order from the deal's leader, as a verdict names them.
+_ORDINALS = (
+    *("first second third fourth fifth sixth seventh eighth ninth tenth".split()),
+    *(f"{k}th" for k in range(11, 21)),
+)
+
+
 def _share_change(
     row: pd.Series, base: pd.Series, kind: str, column: str, diff: float, limits: Thresholds
 ) -> _Share:
@@ -262,7 +288,9 @@ def _share_change(
             f"seat 0 wins {more} matches ({shares})",
             f"seat 0's match win share {shares}",
         )
-    who = "the first seat" if kind == "first" else f"seat {column.split('_')[1]}"
+    who = (
+        f"the {_ORDINALS[int(column.split('_')[1])]} seat" if kind != "first" else "the first seat"
+    )
     shares = f"{_share(v)} vs {_share(b)} of deals, {signed}"
     more = "more" if diff > 0 else "less"
     return _Share(
@@ -271,18 +299,21 @@ def _share_change(
 
 
 def _wins(row: pd.Series, base: pd.Series, limits: Thresholds) -> Finding | None:
-    """Who wins: the first seat's share, every seat's share (the one that changes most),
-    seat 0's match win share."""
+    """Who wins: the first seat's share, the share of the seat that changes most (seats
+    counted in playing order from the deal's leader) when it is not the first, and seat 0's
+    match win share; each said in its own words, the negligible ones left out unless all
+    are."""
     shares = []
     diff = _get(row, "first_diff")
     if not math.isnan(diff):
         shares.append(_share_change(row, base, "first", "first_share", diff, limits))
-    seats = [c for c in row.index if c.startswith("seat_") and c.endswith("_share")]
+    seats = [c for c in row.index if c.startswith("position_") and c.endswith("_share")]
     changes = [(_get(row, c) - _get(base, c), c) for c in seats]
     changes = [(d, c) for d, c in changes if not math.isnan(d)]
     if changes and "seats_p" in row.index:
-        diff, column = max(changes, key=lambda dc: abs(dc[0]))
-        shares.append(_share_change(row, base, "seat", column, diff, limits))
+        diff, column = max(changes, key=lambda dc: (round(abs(dc[0]), 12), -seats.index(dc[1])))
+        if column != "position_0_share":
+            shares.append(_share_change(row, base, "seat", column, diff, limits))
     diff = _get(row, "match_diff")
     if not math.isnan(diff):
         shares.append(_share_change(row, base, "match", "match_share", diff, limits))
@@ -290,17 +321,45 @@ def _wins(row: pd.Series, base: pd.Series, limits: Thresholds) -> Finding | None
         return None
     size = _ratio(max(s.points for s in shares), limits.share)
     changed = [s for s in shares if s.verdict == CHANGED]
-    if any(s.kind == "first" for s in changed):
-        # The first seat's change already says who gains; a seat's would repeat it.
-        changed = [s for s in changed if s.kind != "seat"]
-    if changed:
-        return Finding("wins", CHANGED, size, " and ".join(s.changed for s in changed))
     unclear = [s for s in shares if s.verdict == UNCLEAR]
+    if changed:
+        text = " and ".join(s.changed for s in changed)
+        if unclear:
+            text += ", with no clear change in " + " or ".join(
+                f"{s.unclear} (not significant)" for s in unclear
+            )
+        return Finding("wins", CHANGED, size, text)
     if unclear:
-        largest = max(unclear, key=lambda s: s.points)
-        text = f"no clear change in who wins ({largest.unclear}, not significant)"
-        return Finding("wins", UNCLEAR, size, text)
+        inner = "; ".join(s.unclear for s in unclear)
+        return Finding(
+            "wins", UNCLEAR, size, f"no clear change in who wins ({inner}, not significant)"
+        )
     return Finding("wins", NEGLIGIBLE, size, "who wins does not change")
+
+
+def _spread(row: pd.Series, base: pd.Series, limits: Thresholds) -> Finding | None:
+    """The seat spread (the largest minus the smallest seat's share): its change in points,
+    significant when its bootstrap interval leaves out 0."""
+    diff = _get(row, "spread_diff")
+    if math.isnan(diff):
+        return None
+    points = 100 * abs(diff)
+    lo, hi = _get(row, "spread_diff_lo"), _get(row, "spread_diff_hi")
+    verdict = _classify(points, limits.share, lo > 0 or hi < 0)
+    digits = _pair_digits(100 * _get(row, "spread"), 100 * _get(base, "spread"))
+    values = (
+        f"{100 * _get(row, 'spread'):.{digits}f} vs {100 * _get(base, 'spread'):.{digits}f} pts"
+    )
+    signed = _points(diff, limits.share)
+    size = _ratio(points, limits.share)
+    if verdict == UNCLEAR:
+        text = f"no clear change in the seat spread ({values}, {signed}, not significant)"
+    elif verdict == NEGLIGIBLE and round(points, _digits(points, limits.share)) == 0:
+        text = f"the seat spread does not change ({values})"
+    else:
+        way = "widens" if diff > 0 else "narrows"
+        text = f"the seat spread {way} ({values}, {signed}{', negligible' if verdict == NEGLIGIBLE else ''})"
+    return Finding("spread", verdict, size, text)
 
 
 def _points(diff: float, limit: float) -> str:

@@ -112,3 +112,38 @@ def mean_difference_interval(
 
     diff = _memo(("difference", *_key(base), *_key(other), replicates, seed), draw)
     return _percentile_interval(diff, confidence)
+
+
+def spread_replicates(
+    wins: np.ndarray, replicates: int = REPLICATES, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """Spreads (the largest minus the smallest seat's share) of ``replicates`` bootstrap
+    resamples of a run's games, from ``wins`` (shape (players + 1,): each seat's wins, then
+    the games with no winner): shape ``(replicates,)``, float64; NaN when there is no game."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED) if rng is None else rng
+    wins = np.asarray(wins, np.int64)
+    n = int(wins.sum())
+    if n == 0:
+        return np.full(replicates, np.nan)
+    shares = rng.multinomial(n, wins / n, size=replicates)[:, :-1] / n
+    return shares.max(axis=1) - shares.min(axis=1)
+
+
+def spread_difference_interval(
+    base: np.ndarray,
+    other: np.ndarray,
+    confidence: float = 0.95,
+    replicates: int = REPLICATES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``spread(other) − spread(base)``, each run's games
+    resampled independently from its win counts (shape (players + 1,), as
+    :func:`spread_replicates` takes them); NaN when either run is empty. For runs that
+    played the same deals the independent resampling makes the interval conservative."""
+    key = ("spread", np.asarray(base, np.int64).tobytes(), np.asarray(other, np.int64).tobytes())
+
+    def draw() -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return spread_replicates(other, replicates, rng) - spread_replicates(base, replicates, rng)
+
+    return _percentile_interval(_memo((*key, replicates, seed), draw), confidence)
