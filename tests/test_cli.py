@@ -432,3 +432,21 @@ def test_script_resume_after_ctrl_c_equals_an_uninterrupted_run(cardsim_exe, tmp
     assert table["winner"].to_pylist() == fresh["winner"].tolist()
     again = cli(cardsim_exe, "simulate", "bmn", "--out", str(run_dir), "--resume")
     assert again.returncode == 2 and "holds a complete run; nothing to resume" in again.stderr
+
+
+def test_help_keeps_the_extras_brackets(monkeypatch):
+    """Rich reads ``[cluster]`` as markup and drops it: every command's help must show
+    ``pip install 'cardsim[cluster]'`` and ``'cardsim[cuda]'`` whole."""
+    import typer.main
+
+    from simulate.cli import app
+
+    monkeypatch.setenv("COLUMNS", "250")  # one option's help on one line
+    shown = set()
+    for command in typer.main.get_command(app).commands:
+        result = CliRunner().invoke(app, [command, "--help"])
+        assert result.exit_code == 0, result.output
+        for tail in re.findall(r"pip install (\S+)", result.output):
+            assert tail.startswith(("'cardsim[cluster]'", "'cardsim[cuda]'")), (command, tail)
+            shown.add(tail[:16])
+    assert shown == {"'cardsim[cluster", "'cardsim[cuda]';"}

@@ -42,7 +42,7 @@ SchedulerOpt = Annotated[
         metavar="ADDRESS",
         help="Play on a Dask cluster: tcp://HOST:PORT (a running scheduler), local or "
         "local:N (N worker processes here); this machine writes the records, which are "
-        "the same as without it (default: play here; needs pip install 'cardsim[cluster]').",
+        "the same as without it (default: play here; needs pip install 'cardsim\\[cluster]').",
     ),
 ]
 
@@ -136,7 +136,7 @@ def simulate(
         typer.Option(
             metavar="cpu|cuda",
             help="Where the games are played: cpu, or cuda (an NVIDIA GPU; needs pip install "
-            "'cardsim[cuda]'; built-in strategies only). The records are the same (default: "
+            "'cardsim\\[cuda]'; built-in strategies only). The records are the same (default: "
             "cpu).",
         ),
     ] = "cpu",
