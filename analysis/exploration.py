@@ -118,7 +118,13 @@ def _question(meta: dict) -> str:
     deals = "single deals" if meta.get("single_deals") or meta["unit"] == "game" else "matches"
     base = ", ".join(f"`{k}={_plain(v)}`" for k, v in meta["rules"].items()) or "the preset's"
     return (
-        f"Which rule sets of {_knobs_text(meta)} give {_aims_text(meta)}? "
+        f"Which rule sets of {_knobs_text(meta)} give {_aims_text(meta)}"
+        + (
+            f", keeping {_join([r['words'] for r in meta['requires']])}"
+            if meta.get("requires")
+            else ""
+        )
+        + "? "
         f"{meta['space']['size']:,} rule sets on the base rules ({base}; measured on "
         f"{deals}), {fmt_int(meta['budget'])} deals at most, seed {meta['seed']}."
     )
@@ -157,8 +163,10 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
         )
     )
     unit = "match" if meta["unit"] == "match" else "deal"
-    blocks: list[Block] = [
-        Heading("The answer"),
+    blocks: list[Block] = [Heading("The answer")]
+    if meta.get("requires"):
+        blocks.append(Paragraph(requirements_answer(picks, meta)))
+    blocks += [
         Paragraph(
             f"{lead}, {'each ' if len(picks) > 1 else ''}confirmed on "
             f"{fmt_int(meta['held_out']['units'])} fresh held-out "
@@ -191,7 +199,13 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
                 f" It plays exactly like {shown}{more} (every measure equal on the same games: "
                 "the knobs that differ never come into play)."
             )
-        blocks.append(Paragraph(f"{pick['pick']}. `{pick['label']}`: {figures}.{alike}"))
+        short = {t: v for t, v in (pick.get("requirements") or {}).items() if v != "met"}
+        kept = (
+            " Requirements: " + "; ".join(f"`{t}` {v}" for t, v in short.items()) + "."
+            if short
+            else ""
+        )
+        blocks.append(Paragraph(f"{pick['pick']}. `{pick['label']}`: {figures}.{alike}{kept}"))
     if "skill" in aims and meta.get("skill"):
         blocks.append(Paragraph(_skill_words(picks, base, meta["players"])))
     elif "skill" in aims:
@@ -202,6 +216,60 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
             )
         )
     return blocks
+
+
+def requirements_answer(picks: Sequence[dict], meta: dict) -> str:
+    """The answer's first sentence when the exploration has requirements: whether the picks
+    meet every one on the held-out deals, and where none is shown to, "undecided" with the
+    budget that would decide it (the budget scaled so that the first unclear interval
+    shrinks, as 1/√n, to its distance from the bound)."""
+    requires = meta["requires"]
+    named = _join([f"{r['words']}" for r in requires])
+    status = [p.get("requirements", {}) for p in picks]
+    met = [p for p, s in zip(picks, status, strict=True) if all(v == "met" for v in s.values())]
+    if met and len(met) == len(picks):
+        return f"Every rule set below meets every requirement ({named}) on the held-out deals."
+    if met:
+        return (
+            f"Best {_join([str(p['pick']) for p in met])} of the rule sets below "
+            f"{'meets' if len(met) == 1 else 'meet'} every requirement ({named}) on the "
+            "held-out deals; the others do not, or not surely (see each)."
+        )
+    unclear = [
+        (p, text)
+        for p, s in zip(picks, status, strict=True)
+        for text, value in s.items()
+        if value == "unclear"
+    ]
+    if not unclear:
+        failed = sorted({t for s in status for t, v in s.items() if v == "failed"})
+        return (
+            f"No rule set meets the requirements ({named}): every one below fails "
+            f"{_join([f'`{t}`' for t in failed])} on the held-out deals; they are the closest "
+            "to the aims among those that fail."
+        )
+    pick, text = unclear[0]
+    requirement = next(r for r in requires if r["text"] == text)
+    value, lo, hi = pick["measures"][requirement["measure"]]
+    gap, half = abs(value - requirement["bound"]), (hi - lo) / 2
+    if gap > 0:
+        needed = meta["budget"] * (half / gap) ** 2
+        decide = f"a budget of about {fmt_int(_two_digits(needed))} deals would decide it"
+    else:
+        decide = "no budget decides it: the estimate sits on the bound"
+    return (
+        f"Undecided: no rule set is shown to meet every requirement ({named}) on the held-out "
+        f"deals; the best below are unclear on `{text}` (best {pick['pick']}: "
+        f"{requirement['measure']} {value:.4g}, 95% interval {lo:.4g} to {hi:.4g}); {decide}."
+    )
+
+
+def _two_digits(value: float) -> int:
+    """``value`` rounded up to two significant digits."""
+    if value <= 0 or not math.isfinite(value):
+        return 0
+    step = 10 ** max(int(math.floor(math.log10(value))) - 1, 0)
+    return int(math.ceil(value / step) * step)
 
 
 def _skill_words(picks: Sequence[dict], base: dict, players: int) -> str:
@@ -335,13 +403,21 @@ def _how(meta: dict) -> list[Block]:
             "The race: round k plays every rule set still in it on the next "
             f"{fmt_int(meta['first_round'])} × 2^(k−1) {units} (the same indices for all: "
             "common random numbers); the clearly beaten are dropped after each round (in "
-            "round 1, after every 50 rule sets or batch of proposals). Each aim turns a measure into a loss (the distance to a "
-            "target; the value negated for max); its 95% interval gives an interval of the "
-            "loss. With one aim a rule set is dropped when even its smallest loss exceeds the "
-            "largest loss of the best; with several, when another still in the race is "
-            "clearly better on one aim (its largest loss below this one's smallest) and not "
-            "clearly worse on any (its smallest loss at most this one's largest). The race "
-            "stops when one rule set is left or the search's deals run out."
+            "round 1, after every 50 rule sets or batch of proposals). Each aim turns a "
+            "measure into a loss (the distance to a target; the value negated for max); its "
+            "95% interval gives an interval of the loss. A rule set leaves the race when it "
+            "fails a requirement (its interval wholly beyond the bound), or when another still "
+            "in the race, known to meet every requirement, is at least as good on every aim "
+            "with confidence (its largest loss at most this one's smallest plus the "
+            "negligible threshold: half a point for a share or an advantage, 2% of the "
+            "measure for a length or a count) and clearly better on one (smaller by the "
+            "threshold or more, the two intervals apart). On an aim where two rule sets "
+            "cannot be told apart neither is dropped for it, so a noisy aim keeps every rule "
+            "set it cannot rank yet. A drop needs two 95% intervals apart, so each one errs "
+            "with probability well under 5%; over every pair and round the chance that some "
+            "rule set was dropped wrongly is not controlled, which the confirmation on "
+            "held-out deals checks for the picks. The race stops when one rule set is left "
+            "(and meets or fails every requirement) or the search's deals run out."
         )
     )
     rows = [
@@ -352,14 +428,15 @@ def _how(meta: dict) -> list[Block]:
             fmt_int(r["deals"]),
             f"{r['dropped']:,}",
             f"{r['left']:,}",
+            "; ".join(f"{n:,} {why}" for why, n in (r.get("reasons") or {}).items()) or "–",
         ]
         for r in meta["rounds"]
     ]
     blocks.append(
         Table(
-            ["round", f"{units}", "rule sets", "deals", "dropped", "left"],
+            ["round", f"{units}", "rule sets", "deals", "dropped", "left", "why they left"],
             rows,
-            "rrrrrr",
+            "rrrrrrl",
         )
     )
     if len(meta["aims"]) > 1:

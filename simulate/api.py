@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import CardsimError
+from .measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,12 +47,6 @@ numpy)."""
 
 COMPARISON_CSV = "comparison.csv"
 """The table a comparison writes beside its report (one row per variant)."""
-
-NEGLIGIBLE_SHARE = 0.5
-NEGLIGIBLE_CHANGE = 2.0
-"""The verdict's default thresholds: percentage points of a share, percent of a mean
-(:data:`analysis.comparisons.verdict.NEGLIGIBLE_SHARE`, ``NEGLIGIBLE_CHANGE``, which this
-module does not import: it would load pandas)."""
 
 
 def _refuses_empty_out(function):
@@ -647,6 +642,7 @@ def explore(
     *,
     vary: dict | Sequence[str],
     aim: dict | Sequence[str],
+    require: Sequence[str] | None = None,
     players: int | None = None,
     budget: int = 1_000_000,
     seed: int | None = None,
@@ -672,7 +668,8 @@ def explore(
     ``vary``: ``{knob: values}`` (a list, or a string such as ``"5..9"`` or
     ``"none,same_rank"``) or ``--vary`` items (``["hand_size=5..9"]``); ``aim``:
     ``{measure: target | "max" | "min" | None}`` or ``--aim`` items
-    (``["first_seat_advantage", "turns=min"]``). ``budget`` caps the deals played (every
+    (``["first_seat_advantage", "turns=min"]``); ``require``: ``--require`` items, bounds
+    every answer must keep (``["first_seat_advantage<=1pt", "turns<=40"]``). ``budget`` caps the deals played (every
     seating, match deal, skill and held-out deal counted); ``method`` is ``auto``,
     ``exhaustive`` or ``search``; ``rules`` and ``strategies`` fix the base rules and seats
     (match play off unless ``rules`` sets ``match_deals`` or ``target_score``); ``skill``
@@ -692,6 +689,7 @@ def explore(
         players=players,
         vary=vary,
         aim=aim,
+        require=require,
         budget=budget,
         seed=seed,
         method=method,

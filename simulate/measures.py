@@ -13,6 +13,24 @@ MEASURES: tuple[str, ...] = (
 )
 
 
+SHARES: tuple[str, ...] = ("first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill")
+"""The measures that are shares (or a share minus the fair 1/n): fractions of 1, written in
+points (1 pt = 0.01)."""
+NEGLIGIBLE_SHARE = 0.5
+"""Points of a share under which a difference is negligible (the comparisons' default)."""
+NEGLIGIBLE_CHANGE = 2.0
+"""Percent of a mean (a length, a count) under which a difference is negligible."""
+
+
+def negligible(name: str, reference: float) -> float:
+    """The largest negligible difference of measure ``name``, in its own unit: 0.005 (half a
+    point) for a share, 2% of ``reference`` (the measure's value it is read against) for a
+    length or a count."""
+    if name in SHARES:
+        return NEGLIGIBLE_SHARE / 100
+    return NEGLIGIBLE_CHANGE / 100 * abs(reference)
+
+
 def measure_range(name: str, players: int) -> tuple[float, float, str]:
     """The values measure ``name`` can take at a table of ``players``: ``(low, high,
     words)``, ``high`` infinite for lengths and counts, ``words`` saying what they are.

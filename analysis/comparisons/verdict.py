@@ -33,10 +33,7 @@ from analysis.comparisons.variants import ALPHA
 from analysis.errors import ReportError
 from analysis.rendering.document import Block, Heading, Paragraph
 from analysis.rendering.words import fmt_signed, plural, singular
-
-#: Default practical thresholds: points of a share, percent of a mean.
-NEGLIGIBLE_SHARE = 0.5
-NEGLIGIBLE_CHANGE = 2.0
+from simulate.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
 
 #: The three verdicts of a measure (``<measure>_verdict`` in the comparison table).
 CHANGED, UNCLEAR, NEGLIGIBLE = "changed", "unclear", "negligible"

@@ -54,6 +54,15 @@ def explore(
             "the spread may be bare (aim at 0) (no default: one or more).",
         ),
     ] = None,
+    require: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require",
+            help="MEASURE<=X or MEASURE>=X (repeatable): a bound every answer must keep, in "
+            "the measure's unit (a fraction for shares and advantages, or points: 1pt); a rule "
+            "set whose interval lies beyond it leaves the race (default: none).",
+        ),
+    ] = None,
     budget: Annotated[
         int | None,
         count_option(
@@ -124,6 +133,7 @@ def explore(
         fixed = {
             "--vary": vary,
             "--aim": aim,
+            "--require": require,
             "--rule": rule,
             "--config": config,
             "--seats": seats,
@@ -148,6 +158,7 @@ def explore(
             "players": players,
             "vary": vary or [],
             "aim": aim or [],
+            "require": require or [],
             "budget": DEFAULT_BUDGET,
             "first_round": FIRST_ROUND,
             "rules": rule_overrides(config, rule, game),

@@ -13,6 +13,7 @@
     strategies = ["random"]          # optional: the seats, as --seats
     skill = "hold-wilds"             # optional: the skilled strategy, when skill is aimed
     aim = ["first_seat_advantage", "turns=min"]          # as --aim
+    require = ["first_seat_advantage<=1pt"]              # optional: as --require
     [vary]                                               # as --vary, one key per knob
     hand_size = "5..8"
     stacking = ["none", "same_rank"]
@@ -40,6 +41,7 @@ FILE_KEYS = (
     "strategies",
     "skill",
     "aim",
+    "require",
     "vary",
 )
 SETTINGS = ("players", "budget", "seed", "method", "first_round", "rules", "strategies", "skill")
@@ -87,8 +89,13 @@ def read_explore_file(path: str | Path) -> tuple[str, dict, str | None]:
         from ..studies.file import split_seats
 
         data["strategies"] = split_seats(strategies)
+    require = data.get("require", [])
+    if isinstance(require, str):
+        require = [require]
+    if not (isinstance(require, list) and all(isinstance(r, str) for r in require)):
+        raise fail(("require",), 'require must be a list of bounds, as ["turns<=40"]')
     settings = {key: data[key] for key in SETTINGS if key in data}
-    settings.update(vary=data["vary"], aim=aim)
+    settings.update(vary=data["vary"], aim=aim, require=require)
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise fail(("title",), f"title must be text in quotes, got {title!r}")
@@ -108,6 +115,7 @@ def locate(path: str | Path, exc: CardsimError) -> CardsimError:
     for option, where in (
         ("--vary ", "vary"),
         ("--aim", "aim"),
+        ("--require", "require"),
         ("--budget", "budget"),
         ("--method", "method"),
         ("--first-round", "first_round"),

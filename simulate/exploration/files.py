@@ -46,11 +46,13 @@ def explore_table(result: Result):
     base rules last when they are not a point of the space). Columns: each varied knob,
     ``games`` (every deal the rule set played: search, skill and held-out), for each aim
     ``<measure>``, ``<measure>_lo``, ``<measure>_hi`` (95%; the held-out estimates where
-    ``confirmed``), ``confirmed``, ``base``, ``pick`` (1 for the best; empty for the
+    ``confirmed``; each required measure too), ``requirements`` (with ``--require``:
+    :data:`STANDINGS`, on the held-out estimates where confirmed), ``confirmed``, ``base``, ``pick`` (1 for the best; empty for the
     others), ``same_as`` (the pick this rule set plays exactly like: every measure equal on
     the same games, as when a knob never comes into play), ``front`` (on the Pareto front the picks come from; with one aim, left in the
-    race), ``rounds`` (racing rounds played) and ``dropped`` (the round after which the
-    race dropped it; empty if never)."""
+    race), ``rounds`` (racing rounds played), ``dropped`` (the round after which the
+    race dropped it; empty if never) and ``left_because`` (why: ``fails R``, ``beaten on
+    MEASURE``)."""
     import pandas as pd
 
     plan = result.plan
@@ -68,9 +70,11 @@ def explore_table(result: Result):
         row["games"] = candidate.deals
         confirmed = candidate.confirmed is not None
         table = candidate.confirmed if confirmed else candidate.estimates
-        for aim in plan.aims:
-            value, lo, hi = (float(x) for x in table.loc[aim.measure, ["value", "lo", "hi"]])
-            row[aim.measure], row[f"{aim.measure}_lo"], row[f"{aim.measure}_hi"] = value, lo, hi
+        for name in measured_names(plan):
+            value, lo, hi = (float(x) for x in table.loc[name, ["value", "lo", "hi"]])
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = value, lo, hi
+        if plan.requires:
+            row["requirements"] = STANDINGS[candidate.standing(plan.requires, confirmed)]
         row["confirmed"] = confirmed
         row["base"] = candidate.is_base
         row["pick"] = picks.get(id(candidate))
@@ -78,11 +82,23 @@ def explore_table(result: Result):
         row["front"] = id(candidate) in front
         row["rounds"] = candidate.rounds
         row["dropped"] = candidate.dropped
+        row["left_because"] = candidate.left_because
         rows.append(row)
     frame = pd.DataFrame(rows)
     for column in ("pick", "same_as", "dropped"):
         frame[column] = frame[column].astype("Int64")
     return frame
+
+
+STANDINGS = ("met", "unclear", "failed")
+"""``explore.csv``'s ``requirements``: every requirement met, none failed but one unclear,
+or one failed (:meth:`~simulate.exploration.measure.Candidate.standing`)."""
+
+
+def measured_names(plan) -> list[str]:
+    """The measures ``explore.csv`` gives: the aims', then the requirements' not aimed."""
+    names = [aim.measure for aim in plan.aims]
+    return names + [r.measure for r in plan.requires if r.measure not in names]
 
 
 def table_csv(table) -> bytes:
@@ -206,6 +222,10 @@ def explore_meta(result: Result) -> dict:
             {"measure": a.measure, "goal": a.goal, "target": a.target, "text": a.text}
             for a in plan.aims
         ],
+        "requires": [
+            {"measure": r.measure, "op": r.op, "bound": r.bound, "text": r.text, "words": r.words}
+            for r in plan.requires
+        ],
         "vary": {knob.name: list(knob.values) for knob in plan.knobs},
         "rules": plan.rules,
         "single_deals": bool(plan.single_deals),
@@ -244,6 +264,10 @@ def explore_meta(result: Result) -> dict:
                     if t.twin_of is c and t.rule_set is not None
                 ],
                 "deals": c.held_out.deals,
+                "units": c.held_out.units,
+                "requirements": {
+                    r.text: c.requirement_status(r, confirmed=True) for r in plan.requires
+                },
                 "search": (
                     {
                         aim.measure: [float(x) for x in values]

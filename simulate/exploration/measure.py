@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from ..errors import CardsimError
 from ..request import Request
 from .plan import known_deals
-from .space import Aim, RuleSet
+from .space import FAILED, UNCLEAR, Aim, RuleSet
 
 SMALL_CHUNK = 64
 """Matches per kernel call when a match's deals are not known in advance (``target_score``):
@@ -110,6 +110,8 @@ class Candidate:
     confirmed: Any = None
     """That table on the held-out deals, once confirmed."""
     is_base: bool = False
+    left_because: str | None = None
+    """Why the race dropped it: ``fails R`` or ``beaten on MEASURE``."""
     twin_of: Any = None
     """The best rule set this one plays exactly like (:func:`~.racing.plays_alike`), if any."""
 
@@ -133,6 +135,19 @@ class Candidate:
         return [
             tuple(float(x) for x in table.loc[aim.measure, ["value", "lo", "hi"]]) for aim in aims
         ]
+
+    def requirement_status(self, requirement, confirmed: bool = False) -> str:
+        """The status of a :class:`~simulate.exploration.space.Requirement` on the search
+        (or held-out) estimates: met, failed or unclear."""
+        table = self.confirmed if confirmed else self.estimates
+        _, lo, hi = (float(x) for x in table.loc[requirement.measure, ["value", "lo", "hi"]])
+        return requirement.status(lo, hi)
+
+    def standing(self, requires, confirmed: bool = False) -> int:
+        """0 when every requirement is met, 1 when none fails but some are unclear, 2 when
+        one fails (on the search or held-out estimates); 0 without requirements."""
+        found = {self.requirement_status(r, confirmed) for r in requires}
+        return 2 if FAILED in found else 1 if UNCLEAR in found else 0
 
     def losses(self, aims: tuple[Aim, ...]) -> list[tuple[float, float, float]]:
         """``(loss, smallest loss, largest loss)`` of each aim on the search estimates."""
@@ -227,17 +242,18 @@ def play(
     return done - first
 
 
-def measure(candidate: Candidate, sample: Sample, aims: tuple[Aim, ...]):
+def measure(candidate: Candidate, sample: Sample, aims: tuple[Aim, ...], requires=()):
     """The balance measures of everything ``sample`` counted (the table
     :func:`analysis.balance.balance_measures` gives of the same records); raises when an
-    aimed measure cannot be computed for this game."""
+    aimed or required measure cannot be computed for this game."""
     from analysis.balance import measures_from_counts
 
     request = candidate.request
     table = measures_from_counts(
         sample.counts, spec=request.game.spec, match_wins=sample.match_wins, skill=sample.skill
     )
-    missing = [aim.measure for aim in aims if aim.measure not in table.index]
+    wanted = [*(aim.measure for aim in aims), *(r.measure for r in requires)]
+    missing = [name for name in wanted if name not in table.index]
     if missing:
         raise CardsimError(
             f"{missing[0]} cannot be measured for {request.game.name} (its records lack what "

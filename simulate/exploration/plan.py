@@ -28,15 +28,21 @@ from ..skill import DEFAULT_SKILL, skill_seats
 from .space import (
     Aim,
     Knob,
+    Requirement,
     Space,
     build_space,
     check_knobs,
     number_text,
     parse_aims,
+    parse_requirements,
     parse_vary,
 )
 
 METHODS = ("auto", "exhaustive", "search")
+BEST_ONE_AIM = 3
+"""Rule sets reported (and confirmed) for one aim."""
+BEST_SEVERAL_AIMS = 5
+"""At most this many members of the Pareto front are reported for several aims."""
 DEFAULT_BUDGET = 1_000_000
 """Deals an exploration plays when no budget is given."""
 FIRST_ROUND = 1_000
@@ -88,6 +94,15 @@ class Plan:
     """Deals per game (match) of each playable rule set, by its index in the product, as
     far as known before playing (a match played to a score counts 1)."""
     title: str = ""
+    requires: tuple[Requirement, ...] = ()
+    """What every rule set must keep (``--require``)."""
+
+    @property
+    def confirm_count(self) -> int:
+        """Rule sets confirmed on held-out deals besides the base: the picks, and with
+        requirements as many spares, so that a pick that fails there has a replacement."""
+        best = BEST_ONE_AIM if len(self.aims) == 1 else BEST_SEVERAL_AIMS
+        return min(best * (2 if self.requires else 1), len(self.space.valid))
 
     @property
     def search_budget(self) -> int:
@@ -139,6 +154,7 @@ def plan_explore(
     players: int | None = None,
     vary: Any,
     aim: Any,
+    require: Any = None,
     budget: int = DEFAULT_BUDGET,
     seed: int | None = None,
     method: str = "auto",
@@ -152,7 +168,8 @@ def plan_explore(
     """Check an exploration's settings and build its space (raising CardsimError, before
     any game is played). ``vary``: ``--vary`` items or ``{knob: values}``; ``aim``:
     ``--aim`` items or ``{measure: target | "max" | "min" | None}``; ``rules``: the base's
-    knob overrides (as ``--rule`` / ``--config`` give them); ``title``: the report's and
+    knob overrides (as ``--rule`` / ``--config`` give them); ``require``: ``--require``
+    items (``["first_seat_advantage<=1pt"]``), none by default; ``title``: the report's and
     explore.json's (an explore file's ``title``; default: the game and the table)."""
     info = resolve_game(game)
     players = info.default_players if players is None else players
@@ -182,6 +199,8 @@ def plan_explore(
     knobs = parse_vary(vary)
     aims = parse_aims(aim)
     _check_targets(aims, players)
+    requires = parse_requirements(require)
+    _check_bounds(requires, players)
     overrides = dict(rules or {})
     preset = info.base_rules()
     base_rules = _base_rules(preset, overrides)
@@ -200,7 +219,8 @@ def plan_explore(
         strategies=strategies,
     )
     check_knobs(knobs, base_rules)
-    wants_skill = any(a.measure == "skill" for a in aims) and info.spec.takes_strategies
+    measured = [*(a.measure for a in aims), *(r.measure for r in requires)]
+    wants_skill = "skill" in measured and info.spec.takes_strategies
     skilled = None
     if info.spec.takes_strategies and (wants_skill or skill is not None):
         # checked whether aimed at or not: a bad value is bad wherever it is given
@@ -258,6 +278,7 @@ def plan_explore(
         base=base,
         match_deals=match_deals,
         title=title or f"{info.title}, {players} players",
+        requires=requires,
     )
     plan.method = _method(plan)
     _check_budget(plan)
@@ -276,6 +297,19 @@ def _check_targets(aims, players: int) -> None:
             raise CardsimError(
                 f"--aim {aim.text}: {aim.measure} is {words}; "
                 f"{number_text(aim.target)} is not a value it can take"
+            )
+
+
+def _check_bounds(requires, players: int) -> None:
+    """Refuse a bound that the measure cannot take (``decisive<=2``, ``turns>=-1``)."""
+    from ..measures import measure_range
+
+    for requirement in requires:
+        low, high, words = measure_range(requirement.measure, players)
+        if not low <= requirement.bound <= high:
+            raise CardsimError(
+                f"--require {requirement.text}: {requirement.measure} is {words}; "
+                f"{number_text(requirement.bound)} is not a value it can take"
             )
 
 
@@ -311,11 +345,8 @@ def _method(plan: Plan) -> str:
 def _check_budget(plan: Plan) -> None:
     """Refuse a budget that cannot pay the first racing round and, from the part kept for
     it, a first round's worth of held-out deals for each rule set confirmed."""
-    from .racing import BEST_ONE_AIM, BEST_SEVERAL_AIMS
-
     first = first_round_cost(plan, plan.method)
-    best = BEST_ONE_AIM if len(plan.aims) == 1 else BEST_SEVERAL_AIMS
-    confirmed = min(best, len(plan.space.valid)) + 1
+    confirmed = plan.confirm_count + 1
     dearest = max(plan.unit_deals(rs.index) for rs in plan.space.valid)
     confirm = confirmed * dearest * plan.first_round
     needed = max(math.ceil(first / (1 - CONFIRM_SHARE)), math.ceil(confirm / CONFIRM_SHARE))

@@ -2,14 +2,21 @@
 
 Every aim turns a measure into a *loss* (:class:`~simulate.exploration.space.Aim`: distance to
 a target, or the measure's value negated for ``max``). A candidate's 95% interval of the
-measure gives an interval of its loss. After each round:
+measure gives an interval of its loss. After each round a candidate leaves the race when
 
-- one aim: a candidate is dropped when its smallest loss exceeds the largest loss of the
-  best candidate (the one whose largest loss is smallest): clearly worse;
-- several aims: a candidate is dropped when another candidate still in the race is clearly
-  better on one aim (its largest loss below this one's smallest) and not clearly worse on
-  any (its smallest loss at most this one's largest): clearly dominated. Aims on which the
-  two cannot be told apart count as ties.
+- it fails a requirement (its interval of the measure wholly on the wrong side of the
+  bound: :class:`~simulate.exploration.space.Requirement`), or
+- another candidate still in the race, known to meet every requirement, is at least as good
+  on every aim with confidence and clearly better on one (:func:`beats`). The differences
+  are judged at the comparisons' negligible thresholds (:func:`simulate.measures.negligible`):
+  on an aim where the two cannot be told apart within the threshold, neither is dropped
+  for it, however much better one is on another aim. A noisy aim (an advantage known to
+  ±3 points after 1,000 games) so keeps every rule set it cannot yet rank.
+
+A drop needs the two rule sets' 95% intervals apart, so one comparison errs with
+probability well under 5% (both intervals would have to miss); over every pair and round
+the chance that some rule set is dropped wrongly is not controlled, and the report says
+so. The picks are confirmed on held-out deals.
 
 The best rule sets: with one aim, the three best by (rounds raced, loss); with several,
 the Pareto front of the candidates left in the race (on their losses) and of it the five
@@ -21,34 +28,59 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..measures import negligible
 from .measure import Candidate
-from .space import Aim
-
-BEST_ONE_AIM = 3
-"""Rule sets reported (and confirmed) for one aim."""
-BEST_SEVERAL_AIMS = 5
-"""At most this many members of the Pareto front are reported for several aims."""
+from .plan import BEST_ONE_AIM, BEST_SEVERAL_AIMS
+from .space import FAILED, MET, Aim
 
 
-def eliminate(alive: Sequence[Candidate], aims: tuple[Aim, ...]) -> list[Candidate]:
-    """The candidates of ``alive`` (every one measured) that are clearly beaten, in order."""
-    losses = {id(c): c.losses(aims) for c in alive}
-    if len(aims) == 1:
-        bar = min(losses[id(c)][0][2] for c in alive)
-        return [c for c in alive if losses[id(c)][0][1] > bar]
-    beaten = []
+def beats(other: Candidate, mine: Candidate, aims: tuple[Aim, ...]) -> Aim | None:
+    """The aim on which ``other`` is clearly better than ``mine`` while at least as good on
+    every aim with confidence; None when it is not so. On each aim, with ``t`` the
+    negligible threshold (read against ``other``'s value of the measure):
+
+    - at least as good with confidence: the upper bound of ``loss(other) − loss(mine)``
+      (``other``'s largest loss minus ``mine``'s smallest) is at most ``t``;
+    - clearly better: ``loss(mine) − loss(other)`` is at least ``t`` and its lower bound
+      (``mine``'s smallest loss minus ``other``'s largest) is above 0.
+
+    The first aim (in the aims' order) on which it is clearly better is returned."""
+    theirs, ours = other.losses(aims), mine.losses(aims)
+    values = other.values(aims)
+    clearly = None
+    for aim, t, m, (value, _, _) in zip(aims, theirs, ours, values, strict=True):
+        limit = negligible(aim.measure, value)
+        if t[2] - m[1] > limit:
+            return None
+        if clearly is None and m[0] - t[0] >= limit and m[1] - t[2] > 0:
+            clearly = aim
+    return clearly
+
+
+def eliminate(
+    alive: Sequence[Candidate], aims: tuple[Aim, ...], requires: Sequence = ()
+) -> list[tuple[Candidate, str]]:
+    """The candidates of ``alive`` (every one measured) that leave the race, in order, each
+    with why: ``fails R`` (R a requirement as typed) or ``beaten on MEASURE``. Only a
+    candidate known to meet every requirement of ``requires`` may beat another."""
+    out: list[tuple[Candidate, str]] = []
+    failing = set()
     for c in alive:
-        mine = losses[id(c)]
-        for other in alive:
+        failed = [r for r in requires if c.requirement_status(r) == FAILED]
+        if failed:
+            out.append((c, f"fails {failed[0].text}"))
+            failing.add(id(c))
+    left = [c for c in alive if id(c) not in failing]
+    knockers = [c for c in left if all(c.requirement_status(r) == MET for r in requires)]
+    for c in left:
+        for other in knockers:
             if other is c:
                 continue
-            theirs = losses[id(other)]
-            never_worse = all(t[1] <= m[2] for t, m in zip(theirs, mine, strict=True))
-            better = any(t[2] < m[1] for t, m in zip(theirs, mine, strict=True))
-            if never_worse and better:
-                beaten.append(c)
+            aim = beats(other, c, aims)
+            if aim is not None:
+                out.append((c, f"beaten on {aim.measure}"))
                 break
-    return beaten
+    return out
 
 
 def pareto_front(candidates: Sequence[Candidate], aims: tuple[Aim, ...]) -> list[Candidate]:
@@ -113,7 +145,10 @@ def plays_alike(one: Candidate, other: Candidate) -> bool:
 
 
 def best(
-    candidates: Sequence[Candidate], aims: tuple[Aim, ...]
+    candidates: Sequence[Candidate],
+    aims: tuple[Aim, ...],
+    requires: Sequence = (),
+    count: int | None = None,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """``(picks, front)``: the best rule sets in order, and (several aims) the Pareto front
     they come from (one aim: the candidates left in the race).
@@ -121,20 +156,36 @@ def best(
     One aim: the candidates ordered by rounds raced (most first: those left in the race,
     then those dropped last) then by loss; the first :data:`BEST_ONE_AIM`. Several: the
     front of the candidates left in the race, ordered by normalized distance, the first
-    :data:`BEST_SEVERAL_AIMS`. Ties go to the earlier rule set of the product. A candidate
-    that plays exactly like a pick (:func:`plays_alike`) is not picked again: its
-    ``twin_of`` names that pick."""
+    :data:`BEST_SEVERAL_AIMS`. With ``requires``, those known to meet every requirement
+    come first, then those unclear on one, then those failing one
+    (:meth:`Candidate.standing`), and ``count`` picks are made (the spares the confirmation
+    needs: for several aims, beyond the front, the other candidates left in the race by
+    distance). Ties go to the earlier rule set of the product. A candidate that plays
+    exactly like a pick (:func:`plays_alike`) is not picked again: its ``twin_of`` names
+    that pick."""
     alive = [c for c in candidates if c.alive]
     if len(aims) == 1:
         ordered = sorted(
             candidates,
-            key=lambda c: (c.alive is False, -c.rounds, c.losses(aims)[0][0], c.index),
+            key=lambda c: (
+                c.standing(requires),
+                c.alive is False,
+                -c.rounds,
+                c.losses(aims)[0][0],
+                c.index,
+            ),
         )
-        return _distinct(ordered, BEST_ONE_AIM), alive
-    front = pareto_front(alive, aims)
-    gaps = distances(front, aims, candidates)
-    order = sorted(range(len(front)), key=lambda i: (gaps[i], front[i].index))
-    return _distinct([front[i] for i in order], BEST_SEVERAL_AIMS), front
+        return _distinct(ordered, count or BEST_ONE_AIM), alive
+    pool = alive or list(candidates)
+    top = min(c.standing(requires) for c in pool)
+    front = pareto_front([c for c in pool if c.standing(requires) == top], aims)
+    gaps = distances(pool, aims, candidates)
+    gap = {id(c): g for c, g in zip(pool, gaps, strict=True)}
+    ordered = sorted(front, key=lambda c: (gap[id(c)], c.index))
+    if requires:
+        rest = [c for c in pool if c not in front]
+        ordered += sorted(rest, key=lambda c: (c.standing(requires), gap[id(c)], c.index))
+    return _distinct(ordered, count or BEST_SEVERAL_AIMS), front
 
 
 def _distinct(ordered: Sequence[Candidate], count: int) -> list[Candidate]:

@@ -7,7 +7,7 @@ the race, so that after round ``k`` each has played ``f · (2^k − 1)``, the sa
 for all: candidates that deal alike are measured on the same deals. After each round (in
 round 1, after every :data:`BATCH_EXHAUSTIVE` rule sets or every batch of proposals) the
 clearly beaten are dropped (:mod:`simulate.exploration.racing`) and forget their records. The race ends when one
-candidate is left, or when the next round, even cut down to ``f`` games each, would not
+candidate is left (and meets or fails every requirement), or when the next round, even cut down to ``f`` games each, would not
 fit the search's deals. Then the best rule sets and the base rules play the held-out
 games (matches) ``2^40 ..`` (:data:`~simulate.exploration.plan.HOLDOUT_FIRST`), as many each
 as what is left of the budget pays for.
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .measure import Budget, Candidate, measure, play
-from .plan import BATCH, HOLDOUT_FIRST, PROPOSAL_SHARE, Plan
+from .plan import BATCH, BEST_ONE_AIM, BEST_SEVERAL_AIMS, HOLDOUT_FIRST, PROPOSAL_SHARE, Plan
 from .racing import best, eliminate
 from .search import PATIENCE, Proposer
 
@@ -44,6 +44,8 @@ class Round:
     deals: int
     dropped: int
     left: int
+    reasons: dict[str, int] = field(default_factory=dict)
+    """Rule sets dropped by why (``fails R``, ``beaten on MEASURE``), most first."""
 
 
 @dataclass
@@ -89,10 +91,13 @@ def run_explore(plan: Plan, *, echo: Echo = lambda line: None, cluster=None) -> 
         state.propose()
     state.fold_first_rounds()
     state.race()
-    picks, front = best(state.measured(), plan.aims)
+    picks, front = best(state.measured(), plan.aims, plan.requires, plan.confirm_count)
     base = state.base_candidate()
     confirmed = [*picks, *([] if base in picks else [base])]
     held_out = state.confirm(confirmed)
+    if plan.requires:  # the held-out standing decides; the spares step in for a failed pick
+        picks = sorted(picks, key=lambda c: c.standing(plan.requires, confirmed=True))
+        picks = picks[: BEST_ONE_AIM if len(plan.aims) == 1 else BEST_SEVERAL_AIMS]
     candidates = state.measured()
     if base not in candidates:
         candidates.append(base)
@@ -133,7 +138,9 @@ class _State:
         return [self.by_index[i] for i in sorted(self.by_index)]
 
     def _measure(self, candidate: Candidate) -> None:
-        candidate.estimates = measure(candidate, candidate.search, self.plan.aims)
+        candidate.estimates = measure(
+            candidate, candidate.search, self.plan.aims, self.plan.requires
+        )
 
     def first_round(self, batch: list[Candidate], *, note: str = "") -> None:
         """Play round 1 of ``batch``, then drop the clearly beaten among all measured and
@@ -148,7 +155,16 @@ class _State:
         dropped = self._drop(alive, 1)
         left = len(alive) - len(dropped)
         self.rounds.append(
-            Round(1, 0, f, len(batch), self.budget.spent - spent, len(dropped), left)
+            Round(
+                1,
+                0,
+                f,
+                len(batch),
+                self.budget.spent - spent,
+                len(dropped),
+                left,
+                _reasons(dropped),
+            )
         )
         self.echo(
             f"round 1{note}: {len(batch):,} rule sets x {f:,} {self._units} (0 to "
@@ -157,11 +173,17 @@ class _State:
         )
 
     def _drop(self, alive: list[Candidate], number: int) -> list[Candidate]:
-        dropped = eliminate(alive, self.plan.aims) if len(alive) > 1 else []
-        for candidate in dropped:
+        """Drop the candidates the race rules out (a lone candidate only when it fails a
+        requirement), noting why."""
+        plan = self.plan
+        found = eliminate(alive, plan.aims, plan.requires)
+        if len(alive) == 1:
+            found = [(c, why) for c, why in found if why.startswith("fails")]
+        for candidate, why in found:
             candidate.dropped = number
+            candidate.left_because = why
             candidate.search.clear()
-        return dropped
+        return [c for c, _ in found]
 
     def propose(self) -> None:
         """``search``: optuna proposes batches of new rule sets; each plays round 1 and is
@@ -221,6 +243,7 @@ class _State:
                     sum(r.deals for r in self.rounds),
                     sum(r.dropped for r in self.rounds),
                     self.rounds[-1].left,
+                    _merged(r.reasons for r in self.rounds),
                 )
             ]
 
@@ -236,7 +259,8 @@ class _State:
         number = 2
         while True:
             alive = [c for c in self.measured() if c.alive]
-            if len(alive) <= 1:
+            # a lone candidate races on while a requirement is unclear on it
+            if not alive or (len(alive) == 1 and alive[0].standing(self.plan.requires) != 1):
                 return
             first = f * (2 ** (number - 1) - 1)
             size = f * 2 ** (number - 1)
@@ -268,6 +292,7 @@ class _State:
                     self.budget.spent - spent,
                     len(dropped),
                     left,
+                    _reasons(dropped),
                 )
             )
             self.echo(
@@ -310,7 +335,9 @@ class _State:
                 self.budget,
                 cluster=self.cluster,
             )
-            candidate.confirmed = measure(candidate, candidate.held_out, self.plan.aims)
+            candidate.confirmed = measure(
+                candidate, candidate.held_out, self.plan.aims, self.plan.requires
+            )
             candidate.held_out.clear()
         units = min(c.held_out.units for c in confirmed)
         self.echo(
@@ -321,3 +348,15 @@ class _State:
         for candidate in self.measured():
             candidate.search.clear()
         return units
+
+
+def _reasons(dropped: list[Candidate]) -> dict[str, int]:
+    """How many of ``dropped`` left the race for each reason, most first."""
+    return dict(Counter(c.left_because for c in dropped).most_common())
+
+
+def _merged(parts) -> dict[str, int]:
+    total: Counter = Counter()
+    for part in parts:
+        total.update(part)
+    return dict(total.most_common())

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CardsimError
-from ..measures import MEASURES
+from ..measures import MEASURES, SHARES
 
 AIMED_AT_ZERO = ("first_seat_advantage", "seat_spread")
 """Measures that a bare ``--aim MEASURE`` aims at 0 (an advantage, a spread)."""
@@ -129,6 +129,100 @@ def parse_aims(texts: Iterable[str] | Mapping[str, Any]) -> tuple[Aim, ...]:
     if twice:
         raise CardsimError(f"--aim names {twice[0]} twice; give each measure once")
     return tuple(aims)
+
+
+MET, FAILED, UNCLEAR = "met", "failed", "unclear"
+"""A requirement's status on a rule set's 95% interval of its measure."""
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(<=|>=)\s*(\S+?)\s*$")
+_POINTS = re.compile(r"^(.*?)\s*pts?$")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A bound a rule set must keep: ``measure <= bound`` (``op`` ``<=``) or ``>=``, the
+    bound in the measure's unit (a fraction for shares and advantages)."""
+
+    measure: str
+    op: str
+    bound: float
+    text: str
+    """As typed: ``first_seat_advantage<=1pt``."""
+
+    def status(self, lo: float, hi: float) -> str:
+        """:data:`MET` when the 95% interval ``lo .. hi`` lies wholly within the bound,
+        :data:`FAILED` when wholly outside it, else :data:`UNCLEAR`."""
+        if math.isnan(lo) or math.isnan(hi):
+            return UNCLEAR
+        inside, outside = (hi <= self.bound, lo > self.bound)
+        if self.op == ">=":
+            inside, outside = (lo >= self.bound, hi < self.bound)
+        return MET if inside else FAILED if outside else UNCLEAR
+
+    def holds(self, value: float) -> bool:
+        """Whether a value keeps the bound."""
+        return value <= self.bound if self.op == "<=" else value >= self.bound
+
+    @property
+    def words(self) -> str:
+        """``first_seat_advantage at most 1 pt``, ``turns at least 20``."""
+        most = "at most" if self.op == "<=" else "at least"
+        if self.measure in SHARES:
+            points = round(100 * self.bound, 10)
+            unit = "pt" if abs(points) == 1 else "pts"
+            return f"{self.measure} {most} {number_text(points)} {unit}"
+        return f"{self.measure} {most} {number_text(self.bound)}"
+
+
+def parse_requirement(text: str) -> Requirement:
+    """``MEASURE<=X`` or ``MEASURE>=X``: X a number in the measure's unit (a fraction for a
+    share or an advantage, or points with a ``pt`` suffix: ``1pt`` is 0.01)."""
+    found = _REQUIREMENT.match(str(text))
+    if not found:
+        raise CardsimError(
+            f"--require expects MEASURE<=X or MEASURE>=X (as first_seat_advantage<=1pt or "
+            f"turns<=40), got {text!r}"
+        )
+    name, op, value = found.groups()
+    if name not in MEASURES:
+        raise CardsimError(f"--require: unknown measure {name!r}; measures: {', '.join(MEASURES)}")
+    points = _POINTS.match(value)
+    if points and name not in SHARES:
+        raise CardsimError(
+            f"--require {text.strip()}: {name} is not a share; points (pt) are for "
+            f"{', '.join(SHARES)}"
+        )
+    try:
+        bound = float(points.group(1) if points else value)
+    except ValueError:
+        bound = math.nan
+    if not math.isfinite(bound):
+        raise CardsimError(
+            f"--require {text.strip()}: {value!r} is not a number; give a number, or points "
+            "for a share (as 1pt)"
+        )
+    if points:
+        bound /= 100
+    return Requirement(name, op, bound, f"{name}{op}{value}")
+
+
+def parse_requirements(texts: Iterable[str] | None) -> tuple[Requirement, ...]:
+    """Every ``--require`` (none is fine), checked; two bounds of one measure that no value
+    can keep together (``turns<=20`` and ``turns>=30``) are refused."""
+    if texts is None:
+        return ()
+    requires = tuple(parse_requirement(t) for t in ([texts] if isinstance(texts, str) else texts))
+    for name in dict.fromkeys(r.measure for r in requires):
+        most = [r for r in requires if r.measure == name and r.op == "<="]
+        least = [r for r in requires if r.measure == name and r.op == ">="]
+        if most and least:
+            low = max(least, key=lambda r: r.bound)
+            high = min(most, key=lambda r: r.bound)
+            if low.bound > high.bound:
+                raise CardsimError(
+                    f"--require {low.text} and --require {high.text} contradict each other: "
+                    "no value keeps both"
+                )
+    return requires
 
 
 @dataclass(frozen=True)
