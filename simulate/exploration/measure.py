@@ -114,6 +114,8 @@ class Candidate:
     """Why the race dropped it: ``fails R`` or ``beaten on MEASURE``."""
     twin_of: Any = None
     """The best rule set this one plays exactly like (:func:`~.racing.plays_alike`), if any."""
+    _rows: dict = field(default_factory=dict, repr=False, compare=False)
+    """Per table (search, held-out): the table and its rows as ``{measure: (value, lo, hi)}``."""
 
     @property
     def alive(self) -> bool:
@@ -129,18 +131,26 @@ class Candidate:
         """Every deal it played: search, skill and held-out."""
         return self.search.deals + self.held_out.deals
 
+    def estimate(self, name: str, confirmed: bool = False) -> tuple[float, float, float]:
+        """``(value, lo, hi)`` of measure ``name`` (search or held-out estimates). The rows
+        are read out of the table once per table: the race asks for them for every pair of
+        candidates, and a DataFrame lookup costs a millisecond."""
+        table = self.confirmed if confirmed else self.estimates
+        found = self._rows.get(confirmed)
+        if found is None or found[0] is not table:
+            numbers = table[["value", "lo", "hi"]].to_numpy(float)
+            rows = {name: tuple(float(x) for x in row) for name, row in zip(table.index, numbers)}
+            found = self._rows[confirmed] = (table, rows)
+        return found[1][name]
+
     def values(self, aims: tuple[Aim, ...], confirmed: bool = False) -> list[tuple[float, ...]]:
         """``(value, lo, hi)`` of each aim's measure (search or held-out estimates)."""
-        table = self.confirmed if confirmed else self.estimates
-        return [
-            tuple(float(x) for x in table.loc[aim.measure, ["value", "lo", "hi"]]) for aim in aims
-        ]
+        return [self.estimate(aim.measure, confirmed) for aim in aims]
 
     def requirement_status(self, requirement, confirmed: bool = False) -> str:
         """The status of a :class:`~simulate.exploration.space.Requirement` on the search
         (or held-out) estimates: met, failed or unclear."""
-        table = self.confirmed if confirmed else self.estimates
-        _, lo, hi = (float(x) for x in table.loc[requirement.measure, ["value", "lo", "hi"]])
+        _, lo, hi = self.estimate(requirement.measure, confirmed)
         return requirement.status(lo, hi)
 
     def standing(self, requires, confirmed: bool = False) -> int:
