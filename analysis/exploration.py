@@ -166,6 +166,9 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
     blocks: list[Block] = [Heading("The answer")]
     if meta.get("requires"):
         blocks.append(Paragraph(requirements_answer(picks, meta)))
+    worse = worse_than_base(picks, meta)
+    if worse:
+        blocks.append(Paragraph(worse))
     blocks += [
         Paragraph(
             f"{lead}, {'each ' if len(picks) > 1 else ''}confirmed on "
@@ -199,6 +202,9 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
                 f" It plays exactly like {shown}{more} (every measure equal on the same games: "
                 "the knobs that differ never come into play)."
             )
+        versus = _versus_words(pick)
+        if versus:
+            figures += f". Against the base rules on the held-out deals: {versus}"
         short = {t: v for t, v in (pick.get("requirements") or {}).items() if v != "met"}
         kept = (
             " Requirements: " + "; ".join(f"`{t}` {v}" for t, v in short.items()) + "."
@@ -216,6 +222,40 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
             )
         )
     return blocks
+
+
+def worse_than_base(picks: Sequence[dict], meta: dict) -> str:
+    """A sentence saying plainly which picks are worse than the base rules on an aim or a
+    requirement (their held-out estimates: :mod:`simulate.exploration.versus`); "" when
+    none is."""
+    wanted = [a["measure"] for a in meta["aims"]]
+    wanted += [r["measure"] for r in meta.get("requires") or [] if r["measure"] not in wanted]
+    parts = []
+    for pick in picks:
+        worse = [m for m in wanted if (pick.get("against_base") or {}).get(m) == "worse"]
+        if worse:
+            parts.append(f"best {pick['pick']} on {_join([f'`{m}`' for m in worse])}")
+    if not parts:
+        return ""
+    return (
+        "Worse than the base rules on what was asked: "
+        + "; ".join(parts)
+        + " (95% intervals apart by the negligible threshold or more, on the held-out deals)."
+    )
+
+
+def _versus_words(pick: dict) -> str:
+    """``better on turns; worse on first_seat_advantage; higher comebacks; …``."""
+    versus = pick.get("against_base") or {}
+    groups: dict[str, list[str]] = {}
+    for measure, word in versus.items():
+        groups.setdefault(word, []).append(f"`{measure}`")
+    order = ("better", "worse", "higher", "lower", "no clear difference")
+    return "; ".join(
+        f"{word} {'in' if word in ('higher', 'lower') else 'on'} {_join(groups[word])}"
+        for word in order
+        if word in groups
+    )
 
 
 def requirements_answer(picks: Sequence[dict], meta: dict) -> str:

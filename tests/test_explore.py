@@ -716,3 +716,62 @@ def test_requirements_in_a_real_exploration(tmp_path):
     assert result.exit_code == 0, result.output
     again = read_explore(tmp_path / "file" / "explore.csv")
     pd.testing.assert_frame_equal(again, table)
+
+
+def held(index: int, estimates: dict[str, tuple[float, float, float]]) -> Candidate:
+    """A confirmed candidate: ``estimates`` on the held-out deals (and the search's)."""
+    candidate = fake(index, estimates)
+    candidate.confirmed = candidate.estimates
+    return candidate
+
+
+def test_a_pick_beside_the_base_on_every_measure():
+    from simulate.exploration.space import parse_requirements
+    from simulate.exploration.versus import against_base
+
+    aims = (Aim("turns", "min"), Aim("first_seat_advantage", "target", 0.0))
+    base = held(0, {"turns": (30.0, 29.8, 30.2), "first_seat_advantage": (0.016, 0.01, 0.022),
+                    "comebacks": (0.30, 0.29, 0.31), "decisive": (1.0, 0.99, 1.0)})  # fmt: skip
+    pick = held(1, {"turns": (25.0, 24.8, 25.2), "first_seat_advantage": (0.029, 0.023, 0.035),
+                    "comebacks": (0.40, 0.39, 0.41), "decisive": (1.0, 0.99, 1.0)})  # fmt: skip
+    assert against_base(pick, base, aims) == {
+        "turns": "better",  # shorter, as aimed
+        "first_seat_advantage": "worse",  # further from 0 by more than half a point
+        "comebacks": "higher",
+        "decisive": "no clear difference",
+    }
+    # a requirement's standing comes first: the pick fails what the base meets
+    requires = parse_requirements(["first_seat_advantage<=2.5pt", "comebacks>=0.35"])
+    found = against_base(pick, base, aims, requires)
+    assert found["first_seat_advantage"] == "worse" and found["comebacks"] == "better"
+
+
+def test_the_answer_says_which_picks_are_worse_than_the_base(tmp_path):
+    """The issue's case: a pick on the Pareto front that is shorter than the base rules but
+    worse on the other aim is named in the answer's first sentence; explore.json's verdicts
+    follow the held-out intervals."""
+    args = ["--vary", "hand_size=3..8", "--aim", "turns=min", "--aim", "comebacks=max",
+            "--budget", "60000", "--first-round", "200"]  # fmt: skip
+    out = tmp_path / "out"
+    result = invoke("explore", *BASE, *args, "--out", out)
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "explore.json").read_text())
+    base = next(c for c in meta["confirmed"] if c["base"])
+    worse = []
+    for pick in (c for c in meta["confirmed"] if c["pick"] and not c["base"]):
+        versus = pick["against_base"]
+        assert set(versus) == set(pick["measures"])
+        value, lo, hi = pick["measures"]["turns"]
+        b_value, b_lo, b_hi = base["measures"]["turns"]
+        if hi < b_lo and b_value - value >= 0.02 * b_value:
+            assert versus["turns"] == "better"
+        elif lo > b_hi and value - b_value >= 0.02 * b_value:
+            assert versus["turns"] == "worse"
+        else:
+            assert versus["turns"] == "no clear difference"
+        named = [m for m in ("turns", "comebacks") if versus[m] == "worse"]
+        if named:
+            worse.append(f"best {pick['pick']} on " + " and ".join(f"`{m}`" for m in named))
+    answer = (out / "report.md").read_text().split("## The answer\n\n", 1)[1]
+    assert worse  # shorter deals with fewer comebacks, or the reverse: the trade is named
+    assert answer.startswith("Worse than the base rules on what was asked: " + "; ".join(worse))

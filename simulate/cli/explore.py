@@ -119,6 +119,7 @@ def explore(
     from ..exploration.file import is_explore_file, locate, read_explore_file
     from ..exploration.files import held_out_words
     from ..exploration.plan import DEFAULT_BUDGET, FIRST_ROUND, plan_explore
+    from ..exploration.versus import against_base
 
     check_scheduler(scheduler)
     given = {
@@ -181,7 +182,11 @@ def explore(
             plan, out, force=force, echo=lambda line: typer.echo(line, err=True), cluster=cluster
         )
     typer.echo(f"wrote {out / 'explore.csv'}, {out / 'best.toml'} and {out / 'report.html'}")
+    asked = [*(a.measure for a in plan.aims), *(r.measure for r in plan.requires)]
     for rank, candidate in enumerate(result.picks, start=1):
         label = candidate.rule_set.label(plan.knobs)
         figures = held_out_words(plan, candidate)
-        typer.echo(f"best {rank}: {label}: {figures} (held out)")
+        versus = against_base(candidate, result.base, plan.aims, plan.requires)
+        worse = [m for m in dict.fromkeys(asked) if versus.get(m) == "worse"]
+        note = f"; worse than the base rules on {', '.join(worse)}" if worse else ""
+        typer.echo(f"best {rank}: {label}: {figures} (held out){note}")

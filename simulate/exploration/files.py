@@ -15,6 +15,7 @@ from .plan import HOLDOUT_FIRST, PROPOSAL_SHARE
 from .racing import scales
 from .run import Result
 from .search import sampler_seed
+from .versus import against_base
 
 CSV_FILE = "explore.csv"
 BEST_FILE = "best.toml"
@@ -265,6 +266,11 @@ def explore_meta(result: Result) -> dict:
                 ],
                 "deals": c.held_out.deals,
                 "units": c.held_out.units,
+                "against_base": (
+                    against_base(c, result.base, plan.aims, plan.requires)
+                    if c is not result.base
+                    else {}
+                ),
                 "requirements": {
                     r.text: c.requirement_status(r, confirmed=True) for r in plan.requires
                 },

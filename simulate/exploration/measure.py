@@ -139,7 +139,10 @@ class Candidate:
         found = self._rows.get(confirmed)
         if found is None or found[0] is not table:
             numbers = table[["value", "lo", "hi"]].to_numpy(float)
-            rows = {name: tuple(float(x) for x in row) for name, row in zip(table.index, numbers)}
+            rows = {
+                measure: tuple(float(x) for x in row)
+                for measure, row in zip(table.index, numbers, strict=True)
+            }
             found = self._rows[confirmed] = (table, rows)
         return found[1][name]
 
