@@ -23,7 +23,7 @@ from analysis.balance import DEFINITIONS, games_needed, length_column
 from analysis.load import game_spec
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.output import write_document
-from analysis.rendering.plots import new_figure
+from analysis.rendering.plots import keep_share_span, new_figure
 from analysis.rendering.words import fmt_int, fmt_num, game_name
 from analysis.reports.balance import measure_cells
 
@@ -383,11 +383,14 @@ def _chart_text(meta: dict) -> str:
         )
     if len(aims) == 2:
         return (
-            "Every rule set measured, at its search estimates: grey dots were dropped by the "
-            "race, black ones raced to the end; the line joins the Pareto front. Open circles "
-            "are the confirmed rule sets at their held-out estimates (joined to their search "
-            "estimates by a dotted line), numbered as the best; × marks the base rules; dashed "
-            "lines mark the targets."
+            "Every rule set measured, at its search estimates with its 95% intervals on both "
+            "aims (a dot near a target may be that far from it): grey dots were dropped by "
+            "the race, black ones raced to the end; the line joins the Pareto front. Open "
+            "circles are the confirmed rule sets at their held-out estimates (joined to their "
+            "search estimates by a dotted line), numbered as the best in the right margin; × "
+            "marks the base rules; dashed lines mark the targets. An axis of shares spans at "
+            "least 2 points either side of its middle, so that a negligible difference (under "
+            "half a point) never looks large."
         )
     return (
         "Parallel coordinates: each axis an aim, each line a rule set that raced to the end, at "
@@ -603,6 +606,9 @@ def _ranked_chart(searched: pd.DataFrame, held: pd.DataFrame, aim: dict, title: 
         ax.axvline(scale * float(base[measure].iloc[0]), color="0.3", linestyle="--", linewidth=1)
     if aim["goal"] == "target":
         ax.axvline(scale * float(aim["target"]), color="0", linestyle=":", linewidth=1)
+    if measure in _SHARE_MEASURES:
+        low, high = ax.get_xlim()
+        keep_share_span(ax, (low + high) / 2, axis="x", scale=scale)
     ax.set_xlabel(f"{label}; squares: search, circles: held out")
     return fig
 
@@ -616,6 +622,21 @@ def _scatter_chart(
     x = sx[0] * searched[mx].to_numpy(float)
     y = sy[0] * searched[my].to_numpy(float)
     alive = searched["dropped"].isna().to_numpy()
+    # every rule set's 95% intervals on both aims: a dot near the fair line may be noise
+    xerr = _errors(x, sx[0] * searched[f"{mx}_lo"], sx[0] * searched[f"{mx}_hi"])
+    yerr = _errors(y, sy[0] * searched[f"{my}_lo"], sy[0] * searched[f"{my}_hi"])
+    for mask, colour in ((~alive, "0.8"), (alive, "0.45")):
+        ax.errorbar(
+            x[mask],
+            y[mask],
+            xerr=xerr[:, mask],
+            yerr=yerr[:, mask],
+            fmt="none",
+            ecolor=colour,
+            elinewidth=0.6,
+            zorder=1,
+        )
+    ax.plot([], [], color="0.45", linewidth=0.6, label="95% intervals (search)")
     ax.scatter(x[~alive], y[~alive], s=14, color=_GREY, marker="o", label="dropped by the race")
     ax.scatter(x[alive], y[alive], s=22, color=_BLACK, marker="o", label="raced to the end")
     front = searched["front"].to_numpy(bool)
@@ -625,19 +646,13 @@ def _scatter_chart(
     position = {index: i for i, index in enumerate(searched.index)}
     hx, hy = sx[0] * held[mx].to_numpy(float), sy[0] * held[my].to_numpy(float)
     ax.scatter(hx, hy, s=40, facecolors="white", edgecolors=_BLACK, label="held out (confirmed)")
+    picks = []
     for j, (index, row) in enumerate(held.iterrows()):
         if index in position:
             i = position[index]
             ax.plot([x[i], hx[j]], [y[i], hy[j]], color="0.5", linewidth=0.6, linestyle=":")
         if pd.notna(row["pick"]):
-            ax.annotate(
-                str(int(row["pick"])),
-                (hx[j], hy[j]),
-                xytext=(5, 4),
-                textcoords="offset points",
-                fontsize=9,
-                weight="bold",
-            )
+            picks.append((int(row["pick"]), hx[j], hy[j]))
     base = held["base"].to_numpy(bool)
     if base.any():
         ax.scatter(
@@ -646,10 +661,48 @@ def _scatter_chart(
     for aim, scale, axis in ((aims[0], sx[0], ax.axvline), (aims[1], sy[0], ax.axhline)):
         if aim["goal"] == "target":
             axis(scale * float(aim["target"]), color="0.3", linestyle="--", linewidth=1)
+    for measure, scale, which in ((mx, sx[0], "x"), (my, sy[0], "y")):
+        if measure in _SHARE_MEASURES:
+            low, high = ax.get_xlim() if which == "x" else ax.get_ylim()
+            keep_share_span(ax, (low + high) / 2, axis=which, scale=scale)
+    _label_picks(ax, picks)
     ax.set_xlabel(sx[1])
     ax.set_ylabel(sy[1])
     ax.legend(fontsize=8, loc="best")
     return fig
+
+
+def _errors(values: np.ndarray, lo, hi) -> np.ndarray:
+    """Error bar lengths (2, n) from the values and their bounds (never negative)."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    return np.vstack([np.maximum(values - lo, 0), np.maximum(hi - values, 0)])
+
+
+def _label_picks(ax, picks: list[tuple[int, float, float]]) -> None:
+    """Number the picks in a column at the right of the plot, top to bottom in the order of
+    their points' heights and at least a label's height apart, each joined to its point by
+    a thin line: labels never pile on one another, however close the points."""
+    if not picks:
+        return
+    low, high = ax.get_ylim()
+    step = (high - low) / 22
+    slots: list[float] = []
+    for _, _, y in sorted(picks, key=lambda p: -p[2]):
+        slot = min(y, slots[-1] - step) if slots else y
+        slots.append(slot)
+    shift = max(0.0, low + step - slots[-1])
+    for (rank, x, y), slot in zip(sorted(picks, key=lambda p: -p[2]), slots, strict=True):
+        ax.annotate(
+            str(rank),
+            (x, y),
+            xytext=(1.02, slot + shift),
+            textcoords=("axes fraction", "data"),
+            fontsize=9,
+            weight="bold",
+            va="center",
+            annotation_clip=False,
+            arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.5},
+        )
 
 
 def _parallel_chart(

@@ -17,8 +17,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from analysis.rendering.plots import new_figure, no_data, survival_steps
+from analysis.rendering.plots import keep_share_span, new_figure, no_data, survival_steps
 from analysis.statistics.distribution import Distribution
+from simulate.measures import NEGLIGIBLE_SHARE
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 _LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
@@ -104,6 +105,11 @@ def forest_chart(table: pd.DataFrame, title: str, length_unit: str) -> Figure:
         ax.grid(True, axis="x", color="0.85", linewidth=0.6)
         # Room for the interval's caps, and zero always on the scale.
         ax.margins(x=0.08)
+        if scale == 100:  # a difference of shares: the negligible band, and a wide enough axis
+            ax.axvspan(-NEGLIGIBLE_SHARE, NEGLIGIBLE_SHARE, color="0.92", zorder=0)
+            keep_share_span(ax, 0.0, axis="x", scale=100)
+    if any(scale == 100 for _, scale, _ in figures):
+        axes[0].fill_between([], [], color="0.92", label=f"negligible (±{NEGLIGIBLE_SHARE:g} pts)")
     axes[0].plot([], [], "o", color="black", label="significant (Holm, 5%)")
     axes[0].plot([], [], "o", color="black", markerfacecolor="white", label="not significant")
     axes[0].legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 1), ncols=2, frameon=False)
@@ -141,6 +147,7 @@ def variants_win_share_chart(
         )
     if players:
         ax.axhline(1 / players, color="0.5", linestyle="--", linewidth=1, label="equal share")
+        keep_share_span(ax, 1 / players)
         ticks = [("leader" if position else "seat 0 (leads)")] + [
             (f"leader + {s}" if position else f"seat {s}") for s in range(1, players)
         ]
@@ -268,12 +275,16 @@ def players_chart(
     *,
     share: bool = False,
     reference: float | None = None,
+    share_scale: float | None = None,
 ) -> Figure:
     """One measure by player count: one ``(name, players, value, lo, hi)`` per variant
     (arrays of equal length, the player counts whole numbers), drawn as a line with
     markers and 95% error bars, each variant with its own marker, line style, grey and a
     small offset so that the bars do not hide one another. With ``share`` the y axis is in
-    percent of 1; ``reference`` draws a dashed line (zero advantage, say)."""
+    percent of 1; ``reference`` draws a dashed line (zero advantage, say). ``share_scale``
+    (1 for fractions, 100 for points), for a measure made of win shares, keeps the axis at
+    least :data:`analysis.rendering.plots.SHARE_HALF_SPAN` either side of the reference
+    (else of the middle of the values)."""
     fig = new_figure(title, 8, 4.5)
     ax = fig.subplots()
     counts = sorted({int(p) for _, players, *_ in series for p in players})
@@ -299,6 +310,10 @@ def players_chart(
         )
     if reference is not None:
         ax.axhline(reference, color="0.5", linestyle="--", linewidth=1)
+    if share_scale is not None:
+        low, high = ax.get_ylim()
+        centre = reference if reference is not None else (low + high) / 2
+        keep_share_span(ax, centre, scale=share_scale)
     ax.set_xticks(counts, [f"{p} players" for p in counts])
     ax.set_xlim(counts[0] - 0.5, counts[-1] + 0.5)
     if share:

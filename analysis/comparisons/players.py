@@ -329,6 +329,11 @@ def _cell(row: pd.Series, measure: Measure) -> str:
     return f"{value:,.{digits}f} ({fmt_range(lo, hi, digits)})"
 
 
+#: The measures made of win shares, whose axis spans at least two negligible thresholds
+#: either side (:func:`analysis.rendering.plots.keep_share_span`).
+_WIN_SHARES = ("advantage", "match", "seat_spread")
+
+
 def _measure_chart(
     table: pd.DataFrame, measure: Measure, variants: list[str], title: str, unit: str
 ) -> Figure:
@@ -352,4 +357,5 @@ def _measure_chart(
         measure.ylabel.format(unit=unit),
         share=measure.kind == "share",
         reference=0.0 if measure.kind == "points" else None,
+        share_scale=scale if measure.name in _WIN_SHARES else None,
     )

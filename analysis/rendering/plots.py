@@ -20,10 +20,27 @@ from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
 from analysis.rendering.words import fmt_num
 from analysis.statistics.distribution import Distribution
+from simulate.measures import NEGLIGIBLE_SHARE
 
 #: Share of games the histograms show; the longest 0.1% would squash the rest.
 _HIST_QUANTILE = 99.9
 _HIST_MAX_BINS = 80
+
+
+#: Half the span, as a fraction of 1, that an axis of win shares shows at least: twice the
+#: negligible threshold (half a point), so that a difference a comparison calls negligible
+#: never fills a chart.
+SHARE_HALF_SPAN = 2 * NEGLIGIBLE_SHARE / 100
+
+
+def keep_share_span(ax, centre: float, *, axis: str = "y", scale: float = 1.0) -> None:
+    """Widen ``ax``'s ``axis`` (``x`` or ``y``, a win share or a difference of shares, in
+    units of ``scale``: 1 for fractions, 100 for points) to span at least ``centre`` ±
+    :data:`SHARE_HALF_SPAN`. Call it once everything is drawn."""
+    half = SHARE_HALF_SPAN * scale
+    get, put = (ax.get_ylim, ax.set_ylim) if axis == "y" else (ax.get_xlim, ax.set_xlim)
+    lo, hi = get()
+    put(min(lo, centre - half), max(hi, centre + half))
 
 
 def new_figure(title: str, width: float, height: float) -> Figure:
@@ -183,6 +200,7 @@ def win_share_chart(shares: pd.DataFrame, title: str, unit: str = "deals") -> Fi
     ax.set_xticks(x, [f"seat {s}" + ("\n(leads)" if s == 0 else "") for s in x])
     ax.set_xlim(-0.6, players - 0.4)
     ax.margins(y=0.25)
+    keep_share_span(ax, 1 / players)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel(f"share of all {unit} won")
     ax.grid(True, axis="y", color="0.85", linewidth=0.6)
@@ -273,6 +291,7 @@ def convergence_chart(
         linewidth=1.2,
         label=f"equal share {100 / players:.1f}%",
     )
+    keep_share_span(left, 1 / players)
     left.yaxis.set_major_formatter(PercentFormatter(1.0))
     left.set_ylabel(f"{first_label} win share")
     right.set_ylabel(f"mean {length_label}")
