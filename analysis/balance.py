@@ -175,6 +175,66 @@ class BalanceCounts:
             self.comebacks += int(np.count_nonzero(behind & won))
 
 
+PAIRED_MEASURES = ("first_seat_advantage", "decisive", "turns", "lead_changes", "comebacks")
+"""The measures that are means over games, whose difference between two rule sets that
+played the same deals is the mean of the games' paired differences."""
+
+
+def deal_values(batch: Batch, counts: BalanceCounts) -> dict[str, np.ndarray]:
+    """Per game of ``batch`` (read as ``counts`` reads it), the value each measure of
+    :data:`PAIRED_MEASURES` averages, float64, NaN where the game does not count: the first
+    seat won (1 or 0; the advantage is its mean minus 1/n), a winner (1 or 0), the length
+    and the lead changes of a game that ended, a comeback (1 or 0). Measures the records
+    cannot give are left out."""
+    winner = batch["winner"].astype(np.int64)
+    won = winner >= 0
+    seat = winner.copy()
+    if counts.lead is not None:
+        seat = np.where(won, (winner - batch[counts.lead].astype(np.int64)) % counts.players, -1)
+    ended = ~batch.is_in("end", counts.unended) if counts.unended else np.ones(won.size, bool)
+    out = {
+        "first_seat_advantage": (seat == 0).astype(float),
+        "decisive": won.astype(float),
+        "turns": np.where(ended, batch[counts.length].astype(float), np.nan),
+    }
+    if counts.has_leads:
+        out["lead_changes"] = np.where(ended, batch["lead_changes"].astype(float), np.nan)
+    if counts.has_behind:
+        out["comebacks"] = ((batch["winner_behind"] >= COMEBACK_CARDS) & won).astype(float)
+    return out
+
+
+class PairedSums:
+    """Paired differences of the :data:`PAIRED_MEASURES` between a rule set and a base on
+    the same games, game by game: per measure the games where both count, the sum of the
+    differences and of their squares (so memory does not grow with the games)."""
+
+    def __init__(self):
+        self.sums: dict[str, np.ndarray] = {}
+
+    def update(self, mine: dict[str, np.ndarray], base: dict[str, np.ndarray]) -> None:
+        """Add the games of one block: ``mine`` and ``base`` from :func:`deal_values` of
+        the same games, in the same order."""
+        for name in PAIRED_MEASURES:
+            if name not in mine or name not in base:
+                continue
+            d = mine[name] - base[name]
+            d = d[~np.isnan(d)]
+            found = self.sums.setdefault(name, np.zeros(3))
+            found += (d.size, d.sum(), np.square(d).sum())
+
+    def interval(self, name: str) -> tuple[float, float, float] | None:
+        """``(difference, lo, hi)``: the mean paired difference (mine − base) with its 95%
+        normal interval; None when fewer than two games were paired on ``name``."""
+        if name not in self.sums or self.sums[name][0] < 2:
+            return None
+        n, total, squares = self.sums[name]
+        mean = total / n
+        var = max(squares - n * mean * mean, 0.0) / (n - 1)
+        half = _Z * math.sqrt(var / n)
+        return mean, mean - half, mean + half
+
+
 class SkillCounts:
     """The skill games, batch by batch (an accumulator of :func:`analysis.load.scan`): per
     cluster of records that share their cards (the rotations of a deal; in match play a

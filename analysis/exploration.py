@@ -204,7 +204,9 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
             )
         versus = _versus_words(pick)
         if versus:
-            figures += f". Against the base rules on the held-out deals: {versus}"
+            paired = ", ".join(f"`{m}`" for m in pick.get("paired") or {})
+            how = f" (paired game by game on {paired})" if paired else ""
+            figures += f". Against the base rules on the held-out deals{how}: {versus}"
         short = {t: v for t, v in (pick.get("requirements") or {}).items() if v != "met"}
         kept = (
             " Requirements: " + "; ".join(f"`{t}` {v}" for t, v in short.items()) + "."

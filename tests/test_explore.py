@@ -775,3 +775,48 @@ def test_the_answer_says_which_picks_are_worse_than_the_base(tmp_path):
     answer = (out / "report.md").read_text().split("## The answer\n\n", 1)[1]
     assert worse  # shorter deals with fewer comebacks, or the reverse: the trade is named
     assert answer.startswith("Worse than the base rules on what was asked: " + "; ".join(worse))
+
+
+def test_paired_sums_are_the_games_paired_differences():
+    from analysis.balance import PairedSums
+
+    rng = np.random.default_rng(3)
+    base = rng.integers(20, 40, 5000).astype(float)
+    mine = base + rng.integers(-2, 4, 5000)
+    mine[::50] = np.nan  # a game that did not end counts in neither
+    paired = PairedSums()
+    for part in np.array_split(np.arange(5000), 7):  # block by block, as the held-out play
+        paired.update({"turns": mine[part]}, {"turns": base[part]})
+    d = (mine - base)[~np.isnan(mine)]
+    value, lo, hi = paired.interval("turns")
+    assert value == pytest.approx(d.mean())
+    half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(d.size)
+    assert (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half))
+    assert paired.interval("comebacks") is None
+
+
+def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
+    """Picks that deal like the base are compared game by game: the paired difference of
+    each mean measure is the difference of their held-out estimates (no game left unended
+    here), with an interval; another hand size deals other cards and is not paired."""
+    args = ["--vary", "wild_mode=any,different,own_suit", "--vary", "hand_size=5,8",
+            "--aim", "turns=min", "--budget", "60000", "--first-round", "200"]  # fmt: skip
+    out = tmp_path / "out"
+    result = invoke("explore", *BASE, *args, "--out", out)
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "explore.json").read_text())
+    table = read_explore(out / "explore.csv")
+    base = next(c for c in meta["confirmed"] if c["base"])
+    base_hand = table.loc[base["row"], "hand_size"]
+    checked = 0
+    for pick in (c for c in meta["confirmed"] if not c["base"]):
+        if table.loc[pick["row"], "hand_size"] != base_hand:
+            assert pick["paired"] == {}
+            continue
+        assert set(pick["paired"]) >= {"first_seat_advantage", "decisive", "turns"}
+        for name in ("first_seat_advantage", "turns"):
+            value, lo, hi = pick["paired"][name]
+            expected = pick["measures"][name][0] - base["measures"][name][0]
+            assert value == pytest.approx(expected, abs=1e-9) and lo <= value <= hi
+        checked += 1
+    assert checked  # a pick of the base's hand size was paired

@@ -271,6 +271,15 @@ def explore_meta(result: Result) -> dict:
                     if c is not result.base
                     else {}
                 ),
+                "paired": (
+                    {
+                        name: c.paired.interval(name)
+                        for name in c.paired.sums
+                        if c.paired.interval(name) is not None
+                    }
+                    if c.paired is not None and c is not result.base
+                    else {}
+                ),
                 "requirements": {
                     r.text: c.requirement_status(r, confirmed=True) for r in plan.requires
                 },

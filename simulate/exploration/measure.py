@@ -110,6 +110,9 @@ class Candidate:
     confirmed: Any = None
     """That table on the held-out deals, once confirmed."""
     is_base: bool = False
+    paired: Any = None
+    """Held out: the paired differences from the base rules on the same deals
+    (:class:`analysis.balance.PairedSums`), where the two deal alike; else None."""
     left_because: str | None = None
     """Why the race dropped it: ``fails R`` or ``beaten on MEASURE``."""
     twin_of: Any = None
@@ -218,13 +221,15 @@ def play(
     budget: Budget,
     *,
     cluster=None,
+    observe: Callable[[pa.Table], None] | None = None,
 ) -> int:
     """Play ``candidate``'s games (matches) ``first .. stop − 1`` into ``sample``, and
     the skill games on the same indices, charging ``budget``; returns the units played
     (fewer than asked only when matches played to a score would overrun the budget).
     ``cluster`` (:class:`simulate.cluster.session.Cluster`): the games are played on its
     workers, the block cut into tasks of chunks; the records, in game order, are this
-    machine's, so the measures and every choice made from them are too."""
+    machine's, so the measures and every choice made from them are too. ``observe`` is
+    given each chunk's records of games (not the skill games'), in game order."""
     from ..engine import play_chunks
 
     if cluster is not None:
@@ -245,6 +250,8 @@ def play(
                     sample.add_skill(chunk.games)
                 else:
                     sample.add_games(chunk.games, request)
+                    if observe is not None:
+                        observe(chunk.games)
                 sample.deals += chunk.games.num_rows
                 budget.spent += chunk.games.num_rows
                 if not skill and chunk.matches is not None:

@@ -25,6 +25,9 @@ from .plan import BATCH, BEST_ONE_AIM, BEST_SEVERAL_AIMS, HOLDOUT_FIRST, PROPOSA
 from .racing import best, eliminate
 from .search import PATIENCE, Proposer
 
+HELD_OUT_BLOCK = 1 << 16
+"""Held-out games (matches) the confirmed rule sets play in step, one after another, so
+that each is paired with the base rules without keeping more than a block of records."""
 BATCH_EXHAUSTIVE = 50
 """``exhaustive``: rule sets played between two eliminations in round 1."""
 
@@ -322,19 +325,43 @@ class _State:
     def confirm(self, confirmed: list[Candidate]) -> int:
         """Play the held-out games (matches) of ``confirmed``: as many each as the budget
         left pays for (matches played to a score: as planned at the typical match, the
-        last ones cut short if the matches run longer). Returns the fewest any played."""
+        last ones cut short if the matches run longer). The candidates play in step, block
+        by block of :data:`HELD_OUT_BLOCK` games, so that each one that deals like the base
+        rules (single deals) is paired with them game by game as it plays
+        (:attr:`Candidate.paired`). Returns the fewest games any played."""
+        from analysis.balance import PairedSums
+
         per_unit = sum(self.budget.per_unit(c, planning=True) for c in confirmed)
         planned = self.budget.left // per_unit
+        base = next((c for c in confirmed if c.is_base), None)
         for candidate in confirmed:
-            stop = HOLDOUT_FIRST + planned
-            play(
-                candidate,
-                candidate.held_out,
-                HOLDOUT_FIRST,
-                stop,
-                self.budget,
-                cluster=self.cluster,
+            candidate.paired = (
+                PairedSums() if base is not None and self._pairs(base, candidate) else None
             )
+        stop = HOLDOUT_FIRST + planned
+        for first in range(HOLDOUT_FIRST, stop, HELD_OUT_BLOCK):
+            end = min(first + HELD_OUT_BLOCK, stop)
+            values: dict[int, list] = {}
+            for candidate in confirmed:
+                if candidate.held_out.units < first - HOLDOUT_FIRST:
+                    continue  # cut short already: the budget ran out
+                seen: list = []
+                observe = seen.append if candidate.paired is not None or candidate is base else None
+                play(
+                    candidate,
+                    candidate.held_out,
+                    first,
+                    end,
+                    self.budget,
+                    cluster=self.cluster,
+                    observe=observe,
+                )
+                values[id(candidate)] = seen
+            if base is not None:
+                for candidate in confirmed:
+                    if candidate.paired is not None and candidate is not base:
+                        self._pair(candidate, base, values[id(candidate)], values[id(base)])
+        for candidate in confirmed:
             candidate.confirmed = measure(
                 candidate, candidate.held_out, self.plan.aims, self.plan.requires
             )
@@ -348,6 +375,38 @@ class _State:
         for candidate in self.measured():
             candidate.search.clear()
         return units
+
+    def _pairs(self, base: Candidate, candidate: Candidate) -> bool:
+        """Whether ``candidate`` deals the base's cards game for game (single deals only)."""
+        from analysis.statistics.paired import deal_obstacle
+
+        if candidate is base or self.plan.base.match_play:
+            return candidate is base and not self.plan.base.match_play
+        return deal_obstacle(base.request.meta(), candidate.request.meta()) is None
+
+    @staticmethod
+    def _pair(candidate: Candidate, base: Candidate, mine: list, theirs: list) -> None:
+        """Add a block's paired differences: the two lists of chunk tables hold the same
+        games in the same order (checked)."""
+        import pyarrow as pa
+
+        from analysis.balance import deal_values
+        from analysis.load import batch_of
+
+        if not mine or not theirs:
+            return
+        tables = [pa.concat_tables(t) for t in (mine, theirs)]
+        rows = min(t.num_rows for t in tables)  # a block cut short: its common games
+        tables = [t.slice(0, rows) for t in tables]
+        games = [t.column("game").to_numpy() for t in tables]
+        if not (games[0] == games[1]).all():
+            raise AssertionError("held-out games out of step")  # a bug, not a user error
+        counts = (candidate.held_out.counts, base.held_out.counts)
+        values = [
+            deal_values(batch_of(t.select(list(c.columns))), c)
+            for t, c in zip(tables, counts, strict=True)
+        ]
+        candidate.paired.update(values[0], values[1])
 
 
 def _reasons(dropped: list[Candidate]) -> dict[str, int]:

@@ -7,8 +7,14 @@ On an aimed measure better means a smaller loss (closer to the target, higher fo
 lower for min); on a required one, better standing (met, unclear, failed) comes first, then
 the value as for no aim; on any other measure the words are ``higher`` and ``lower``.
 
-The two rule sets play the same held-out deals, but their intervals are read as if they
-did not (a conservative reading: pairing would separate them sooner).
+Where the pick deals like the base (single deals, the same deal shape: the same held-out
+deals card for card), the measures that are means over games (the first seat's advantage,
+decisiveness, turns, lead changes, comebacks: :data:`analysis.balance.PAIRED_MEASURES`) are
+compared on the mean of the games' paired differences and its 95% interval
+(:attr:`Candidate.paired`), which tells them apart in fewer games; a target aim so only
+when both estimates lie on the same side of the target. Elsewhere (the seat spread, the
+90th percentile, skill, other deals) the two intervals are read as independent samples: a
+conservative reading.
 """
 
 from __future__ import annotations
@@ -52,6 +58,16 @@ def against_base(
             if ours != basis:
                 out[name] = BETTER if ours < basis else WORSE
                 continue
+        way = _paired_way(pick, name, aimed.get(name), mine, theirs, limit)
+        if way is not None:
+            if name in aimed:
+                out[name] = {1: WORSE, -1: BETTER, 0: SAME}[way]
+            elif len({r.op for r in bounds}) == 1:
+                way *= 1 if bounds[0].op == ">=" else -1
+                out[name] = {1: BETTER, -1: WORSE, 0: SAME}[way]
+            else:
+                out[name] = {1: HIGHER, -1: LOWER, 0: SAME}[way]
+            continue
         if name in aimed:
             aim = aimed[name]
             loss = (aim.loss(mine[0]), *aim.loss_range(mine[1], mine[2]))
@@ -65,3 +81,28 @@ def against_base(
         else:
             out[name] = {1: HIGHER, -1: LOWER, 0: SAME}[_apart(mine, theirs, limit)]
     return out
+
+
+def _paired_way(pick: Candidate, name: str, aim: Aim | None, mine, theirs, limit: float):
+    """From the paired differences: +1 when ``pick`` is clearly above the base (on an aim:
+    its loss clearly larger), −1 when clearly below, 0 when not clearly apart; None when
+    the measure was not paired (then the intervals are read as independent)."""
+    found = pick.paired.interval(name) if pick.paired is not None else None
+    if found is None:
+        return None
+    d, lo, hi = found
+    sign = 1
+    if aim is not None:
+        if aim.goal == "max":
+            sign = -1
+        elif aim.goal == "target":
+            above = [v - aim.target for v in (mine[0], theirs[0])]
+            if above[0] * above[1] <= 0:
+                return None  # on either side of the target: the loss is not the difference
+            sign = 1 if above[0] > 0 else -1
+    d, lo, hi = (sign * d, *sorted((sign * lo, sign * hi)))
+    if lo > 0 and d >= limit:
+        return 1
+    if hi < 0 and -d >= limit:
+        return -1
+    return 0
