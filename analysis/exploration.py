@@ -165,7 +165,7 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
     unit = "match" if meta["unit"] == "match" else "deal"
     blocks: list[Block] = [Heading("The answer")]
     if meta.get("requires"):
-        blocks.append(Paragraph(requirements_answer(picks, meta)))
+        blocks.append(Paragraph(requirements_answer(picks, meta, table)))
     worse = worse_than_base(picks, meta)
     if worse:
         blocks.append(Paragraph(worse))
@@ -260,11 +260,12 @@ def _versus_words(pick: dict) -> str:
     )
 
 
-def requirements_answer(picks: Sequence[dict], meta: dict) -> str:
+def requirements_answer(picks: Sequence[dict], meta: dict, table: pd.DataFrame) -> str:
     """The answer's first sentence when the exploration has requirements: whether the picks
     meet every one on the held-out deals, and where none is shown to, "undecided" with the
     budget that would decide it (the budget scaled so that the first unclear interval
-    shrinks, as 1/√n, to its distance from the bound)."""
+    shrinks, as 1/√n, to its distance from the bound), or how the rule sets measured stood
+    (``table``'s ``requirements``) when every pick fails."""
     requires = meta["requires"]
     named = _join([f"{r['words']}" for r in requires])
     status = [p.get("requirements", {}) for p in picks]
@@ -285,10 +286,20 @@ def requirements_answer(picks: Sequence[dict], meta: dict) -> str:
     ]
     if not unclear:
         failed = sorted({t for s in status for t, v in s.items() if v == "failed"})
+        standing = table["requirements"].value_counts() if "requirements" in table else {}
+        met, unclear = int(standing.get("met", 0)), int(standing.get("unclear", 0))
+        left = (
+            f" {unclear:,} of the {len(table):,} rule sets measured were still unclear when the "
+            "budget ran out: a larger `--budget` would decide them."
+            if unclear
+            else f" None of the {len(table):,} rule sets measured was shown to meet them."
+            if not met
+            else ""
+        )
         return (
-            f"No rule set meets the requirements ({named}): every one below fails "
+            f"No confirmed rule set meets the requirements ({named}): every one below fails "
             f"{_join([f'`{t}`' for t in failed])} on the held-out deals; they are the closest "
-            "to the aims among those that fail."
+            f"to the aims among those confirmed.{left}"
         )
     pick, text = unclear[0]
     requirement = next(r for r in requires if r["text"] == text)
