@@ -820,3 +820,57 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
             assert value == pytest.approx(expected, abs=1e-9) and lo <= value <= hi
         checked += 1
     assert checked  # a pick of the base's hand size was paired
+
+
+def test_the_pair_table_holds_each_pairs_paired_differences():
+    from simulate.exploration.pairing import PairTable
+
+    rng = np.random.default_rng(5)
+    a, b, c, other = (fake(i, {"turns": (30.0, 29.0, 31.0)}) for i in (3, 1, 2, 0))
+    turns = {k: rng.integers(20, 40, 3000).astype(float) for k in "abco"}
+    turns["b"][::40] = np.nan  # a game that did not end is paired with none
+    table = PairTable()
+    for part in np.array_split(np.arange(3000), 3):
+        values = [{"turns": turns[k][part]} for k in "abco"]
+        table.add_block([a, b, c, other], values, ["7 cards", "7 cards", "7 cards", "8 cards"])
+    d = turns["a"] - turns["b"]
+    d = d[~np.isnan(d)]
+    value, lo, hi = table.interval(a, b, "turns")
+    assert value == pytest.approx(d.mean())
+    half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(d.size)
+    assert (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half))
+    back = table.interval(b, a, "turns")
+    assert back[0] == pytest.approx(-value) and back[1] == pytest.approx(-hi)
+    assert table.interval(a, other, "turns") is None  # other cards are dealt: not paired
+
+
+def test_paired_differences_separate_rule_sets_the_intervals_cannot():
+    """Two rule sets on the same deals: each one's turns known to ±1, but the deals' paired
+    differences put one 1.5 turns (5%) shorter to within ±0.2: it is beaten once paired."""
+
+    class Paired:
+        def interval(self, mine, other, name):
+            return (1.5, 1.3, 1.7) if (mine.index, other.index) == (1, 0) else None
+
+    aims = (Aim("turns", "min"),)
+    short = fake(0, {"turns": (30.0, 29.0, 31.0)})
+    long = fake(1, {"turns": (31.5, 30.5, 32.5)})
+    assert eliminate([short, long], aims) == []
+    assert eliminate([short, long], aims, pairs=Paired()) == [
+        (long, "beaten on turns (paired deals)")
+    ]
+
+
+def test_a_race_of_rule_sets_that_deal_alike_drops_on_paired_deals(tmp_path):
+    """Readings of the wild 8 on the same hand size deal the same cards: from round 2 the
+    race reads their turns on the deals' paired differences, and some leave so."""
+    args = ["--vary", "wild_mode=any,different,own_suit,match_suit", "--vary", "on_no_play=draw_one_pass,draw_until_playable",
+            "--aim", "turns=min", "--budget", "200000", "--first-round", "500"]  # fmt: skip
+    out = tmp_path / "out"
+    result = invoke("explore", *BASE, *args, "--out", out)
+    assert result.exit_code == 0, result.output
+    table = read_explore(out / "explore.csv")
+    reasons = table["left_because"].dropna()
+    assert (reasons == "beaten on turns (paired deals)").any(), reasons.tolist()
+    meta = json.loads((out / "explore.json").read_text())
+    assert any("beaten on turns (paired deals)" in r["reasons"] for r in meta["rounds"])

@@ -13,7 +13,11 @@ measure gives an interval of its loss. After each round a candidate leaves the r
   for it, however much better one is on another aim. A noisy aim (an advantage known to
   ±3 points after 1,000 games) so keeps every rule set it cannot yet rank.
 
-A drop needs the two rule sets' 95% intervals apart, so one comparison errs with
+Rule sets that deal alike are compared, on the measures that are means over games, on
+their paired differences over the games they played in step from round 2 on
+(:class:`~simulate.exploration.pairing.PairTable`), which leaves out the luck of the deal.
+
+A drop needs the difference's 95% interval clear of 0, so one comparison errs with
 probability well under 5% (both intervals would have to miss); over every pair and round
 the chance that some rule set is dropped wrongly is not controlled, and the report says
 so. The picks are confirmed on held-out deals.
@@ -34,35 +38,77 @@ from .plan import BEST_ONE_AIM, BEST_SEVERAL_AIMS
 from .space import FAILED, MET, Aim
 
 
-def beats(other: Candidate, mine: Candidate, aims: tuple[Aim, ...]) -> Aim | None:
+def beats(other: Candidate, mine: Candidate, aims: tuple[Aim, ...], pairs=None) -> Aim | None:
     """The aim on which ``other`` is clearly better than ``mine`` while at least as good on
     every aim with confidence; None when it is not so. On each aim, with ``t`` the
-    negligible threshold (read against ``other``'s value of the measure):
+    negligible threshold (read against ``other``'s value of the measure) and ``D`` the
+    difference of losses ``loss(mine) − loss(other)``:
 
-    - at least as good with confidence: the upper bound of ``loss(other) − loss(mine)``
-      (``other``'s largest loss minus ``mine``'s smallest) is at most ``t``;
-    - clearly better: ``loss(mine) − loss(other)`` is at least ``t`` and its lower bound
-      (``mine``'s smallest loss minus ``other``'s largest) is above 0.
+    - at least as good with confidence: the lower bound of ``D`` is at least ``−t``;
+    - clearly better: ``D`` is at least ``t`` and its lower bound is above 0.
 
-    The first aim (in the aims' order) on which it is clearly better is returned."""
+    ``D``'s interval is the paired one where ``pairs``
+    (:class:`~simulate.exploration.pairing.PairTable`) holds the two rule sets' paired
+    differences on the measure (a mean over games, both estimates on the same side of a
+    target); else it is read from the two loss intervals (``mine``'s smallest loss minus
+    ``other``'s largest, and so on). The first aim (in the aims' order) on which it is
+    clearly better is returned."""
+    found = beaten(other, mine, aims, pairs)
+    return None if found is None else found[0]
+
+
+def beaten(
+    other: Candidate, mine: Candidate, aims: tuple[Aim, ...], pairs=None
+) -> tuple[Aim, bool] | None:
+    """:func:`beats`, with whether the aim it names was read on paired deals."""
     theirs, ours = other.losses(aims), mine.losses(aims)
-    values = other.values(aims)
+    values, my_values = other.values(aims), mine.values(aims)
     clearly = None
-    for aim, t, m, (value, _, _) in zip(aims, theirs, ours, values, strict=True):
-        limit = negligible(aim.measure, value)
-        if t[2] - m[1] > limit:
+    for k, aim in enumerate(aims):
+        limit = negligible(aim.measure, values[k][0])
+        found = _paired_loss(pairs, mine, other, aim, my_values[k][0], values[k][0])
+        paired = found is not None
+        if found is None:
+            t, m = theirs[k], ours[k]
+            found = (m[0] - t[0], m[1] - t[2], m[2] - t[1])
+        difference, low, _ = found
+        if low < -limit:
             return None
-        if clearly is None and m[0] - t[0] >= limit and m[1] - t[2] > 0:
-            clearly = aim
+        if clearly is None and difference >= limit and low > 0:
+            clearly = (aim, paired)
     return clearly
 
 
+def _paired_loss(pairs, mine: Candidate, other: Candidate, aim: Aim, value: float, theirs: float):
+    """``(D, lo, hi)`` of ``loss(mine) − loss(other)`` from their paired differences, or
+    None where they were not paired on the aim's measure or the loss is not a difference
+    of the measure (estimates on either side of a target)."""
+    if pairs is None:
+        return None
+    found = pairs.interval(mine, other, aim.measure)
+    if found is None:
+        return None
+    sign = 1.0
+    if aim.goal == "max":
+        sign = -1.0
+    elif aim.goal == "target":
+        above = (value - aim.target, theirs - aim.target)
+        if above[0] * above[1] <= 0:
+            return None
+        sign = 1.0 if above[0] > 0 else -1.0
+    d, lo, hi = found
+    low, high = sorted((sign * lo, sign * hi))
+    return sign * d, low, high
+
+
 def eliminate(
-    alive: Sequence[Candidate], aims: tuple[Aim, ...], requires: Sequence = ()
+    alive: Sequence[Candidate], aims: tuple[Aim, ...], requires: Sequence = (), pairs=None
 ) -> list[tuple[Candidate, str]]:
     """The candidates of ``alive`` (every one measured) that leave the race, in order, each
-    with why: ``fails R`` (R a requirement as typed) or ``beaten on MEASURE``. Only a
-    candidate known to meet every requirement of ``requires`` may beat another."""
+    with why: ``fails R`` (R a requirement as typed) or ``beaten on MEASURE`` (with
+    `` (paired deals)`` when read on the pair's paired differences). Only a
+    candidate known to meet every requirement of ``requires`` may beat another; ``pairs``:
+    the paired differences of those that deal alike (:func:`beats`)."""
     out: list[tuple[Candidate, str]] = []
     failing = set()
     for c in alive:
@@ -76,9 +122,10 @@ def eliminate(
         for other in knockers:
             if other is c:
                 continue
-            aim = beats(other, c, aims)
-            if aim is not None:
-                out.append((c, f"beaten on {aim.measure}"))
+            found = beaten(other, c, aims, pairs)
+            if found is not None:
+                aim, paired = found
+                out.append((c, f"beaten on {aim.measure}" + (" (paired deals)" if paired else "")))
                 break
     return out
 

@@ -20,7 +20,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import pyarrow as pa
+
 from .measure import Budget, Candidate, measure, play
+from .pairing import RACE_BLOCK, PairTable, deal_key
 from .plan import BATCH, BEST_ONE_AIM, BEST_SEVERAL_AIMS, HOLDOUT_FIRST, PROPOSAL_SHARE, Plan
 from .racing import best, eliminate
 from .search import PATIENCE, Proposer
@@ -126,6 +129,8 @@ class _State:
         self.rounds: list[Round] = []
         self.proposals: Counter = Counter()
         self._dearest: int | None = None
+        self.pairs = PairTable()
+        """Paired differences of the race's candidates that deal alike (rounds 2 on)."""
 
     @property
     def _units(self) -> str:
@@ -179,7 +184,7 @@ class _State:
         """Drop the candidates the race rules out (a lone candidate only when it fails a
         requirement), noting why."""
         plan = self.plan
-        found = eliminate(alive, plan.aims, plan.requires)
+        found = eliminate(alive, plan.aims, plan.requires, self.pairs)
         if len(alive) == 1:
             found = [(c, why) for c, why in found if why.startswith("fails")]
         for candidate, why in found:
@@ -273,15 +278,8 @@ class _State:
             if size < f:
                 return
             spent = self.budget.spent
+            self._play_in_step(alive, first, first + size)
             for candidate in alive:
-                play(
-                    candidate,
-                    candidate.search,
-                    first,
-                    first + size,
-                    self.budget,
-                    cluster=self.cluster,
-                )
                 candidate.rounds = number
                 self._measure(candidate)
             dropped = self._drop(alive, number)
@@ -304,6 +302,47 @@ class _State:
                 f"the race; {self.budget.spent:,} of {self.plan.budget:,} deals spent"
             )
             number += 1
+
+    def _play_in_step(self, alive: list[Candidate], first: int, stop: int) -> None:
+        """Play games ``first .. stop − 1`` of every candidate in ``alive``, block by block
+        of :data:`~simulate.exploration.pairing.RACE_BLOCK`, pairing the games of those
+        that deal alike (:attr:`pairs`) as each block is played."""
+        from analysis.balance import deal_values
+        from analysis.load import batch_of
+
+        paired = [c for c in alive if deal_key(c) is not None]
+        keys = [deal_key(c) for c in paired]
+        pairing = any(keys.count(k) > 1 for k in keys)
+        short: set[int] = set()  # cut short by the budget: they play no later block
+        for start in range(first, stop, RACE_BLOCK):
+            end = min(start + RACE_BLOCK, stop)
+            seen: dict[int, list] = {}
+            for candidate in alive:
+                if id(candidate) in short:
+                    continue
+                tables: list = []
+                played = play(
+                    candidate,
+                    candidate.search,
+                    start,
+                    end,
+                    self.budget,
+                    cluster=self.cluster,
+                    observe=tables.append if pairing else None,
+                )
+                if played == end - start:
+                    seen[id(candidate)] = tables
+                else:
+                    short.add(id(candidate))
+            if not pairing:
+                continue
+            members = [c for c in paired if id(c) in seen and seen[id(c)]]
+            values = []
+            for c in members:
+                table = pa.concat_tables(seen[id(c)])
+                counts = c.search.counts
+                values.append(deal_values(batch_of(table.select(list(counts.columns))), counts))
+            self.pairs.add_block(members, values, [deal_key(c) for c in members])
 
     def base_candidate(self) -> Candidate:
         """The base rules' candidate: the rule set of the space with the base's rules (made
