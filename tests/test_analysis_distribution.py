@@ -123,6 +123,7 @@ def test_bootstrap_intervals_asked_again_are_remembered_and_equal(monkeypatch):
     from analysis.statistics import bootstrap
 
     monkeypatch.setattr(bootstrap, "_memo_store", type(bootstrap._memo_store)())
+    monkeypatch.setattr(bootstrap, "_states", type(bootstrap._states)())
     rng = np.random.default_rng(8)
     a = Distribution.of(rng.integers(0, 60, 3000))
     b = Distribution.of(rng.integers(5, 70, 3000))
@@ -138,11 +139,16 @@ def test_bootstrap_intervals_asked_again_are_remembered_and_equal(monkeypatch):
     shifted = Distribution(a.values, a.counts + (np.arange(a.counts.size) == 0))
     assert mean_interval(shifted) != fresh[0] and len(draws) == 4
     mean_interval(a, seed=BOOTSTRAP_SEED + 1), mean_interval(a, replicates=500)
-    mean_difference_interval(b, a)
-    assert len(draws) == 8
+    # a's means are remembered with the generator's state after them: b − a draws b's only,
+    # and equals the two drawn in a row from one seeded generator
+    backwards = mean_difference_interval(b, a)
+    assert len(draws) == 7
+    one = np.random.default_rng(BOOTSTRAP_SEED)
+    direct = real(a, 2000, one) - real(b, 2000, one)
+    assert backwards == tuple(np.percentile(direct, [2.5, 97.5]))
     monkeypatch.setattr(bootstrap, "_MEMO_SIZE", 2)
-    mean_interval(b)
-    assert len(bootstrap._memo_store) == 2
+    mean_interval(b, seed=BOOTSTRAP_SEED + 2)  # a new set: the oldest ones make room
+    assert len(bootstrap._memo_store) == 2 and len(bootstrap._states) == 2
 
 
 def test_checkpoints_are_one_two_five_per_decade():

@@ -82,6 +82,43 @@ def _memo(key: tuple, compute) -> np.ndarray:
     return found
 
 
+def _seeded_means(dist: Distribution, replicates: int, seed: int) -> tuple[np.ndarray, dict]:
+    """The replicate means of ``dist`` from a Generator seeded with ``seed``, and that
+    Generator's state once they are drawn (remembered: :func:`_memo`). A difference of two
+    runs draws its first run's means exactly so, then goes on from that state, so it
+    reuses them instead of drawing them again."""
+    key = ("mean", *_key(dist), replicates, seed)
+
+    def draw() -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        means = replicate_means(dist, replicates, rng)
+        _keep_state(key, rng.bit_generator.state)
+        return means
+
+    means = _memo(key, draw)
+    with _memo_lock:
+        state = _states.get(key)
+    if state is None:  # the state was dropped before the means: draw them again for it
+        rng = np.random.default_rng(seed)
+        replicate_means(dist, replicates, rng)
+        state = rng.bit_generator.state
+        _keep_state(key, state)
+    return means, state
+
+
+#: Generator states after each remembered replicate set of :func:`_seeded_means`, the
+#: least recently kept dropped past :data:`_MEMO_SIZE`.
+_states: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def _keep_state(key: tuple, state: dict) -> None:
+    with _memo_lock:
+        _states[key] = state
+        _states.move_to_end(key)
+        while len(_states) > _MEMO_SIZE:
+            _states.popitem(last=False)
+
+
 def mean_interval(
     dist: Distribution,
     confidence: float = 0.95,
@@ -89,10 +126,7 @@ def mean_interval(
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lo, hi)`` of the mean of ``dist``; NaN when empty."""
-    means = _memo(
-        ("mean", *_key(dist), replicates, seed),
-        lambda: replicate_means(dist, replicates, np.random.default_rng(seed)),
-    )
+    means, _ = _seeded_means(dist, replicates, seed)
     return _percentile_interval(means, confidence)
 
 
@@ -107,8 +141,11 @@ def mean_difference_interval(
     independently (replicate i of each paired); NaN when either is empty."""
 
     def draw() -> np.ndarray:
+        # other's means as mean_interval draws them, then base's from where they left off
+        first, state = _seeded_means(other, replicates, seed)
         rng = np.random.default_rng(seed)
-        return replicate_means(other, replicates, rng) - replicate_means(base, replicates, rng)
+        rng.bit_generator.state = state
+        return first - replicate_means(base, replicates, rng)
 
     diff = _memo(("difference", *_key(base), *_key(other), replicates, seed), draw)
     return _percentile_interval(diff, confidence)
