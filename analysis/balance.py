@@ -186,11 +186,8 @@ def deal_values(batch: Batch, counts: BalanceCounts) -> dict[str, np.ndarray]:
     seat won (1 or 0; the advantage is its mean minus 1/n), a winner (1 or 0), the length
     and the lead changes of a game that ended, a comeback (1 or 0). Measures the records
     cannot give are left out."""
-    winner = batch["winner"].astype(np.int64)
-    won = winner >= 0
-    seat = winner.copy()
-    if counts.lead is not None:
-        seat = np.where(won, (winner - batch[counts.lead].astype(np.int64)) % counts.players, -1)
+    seat = deal_positions(batch, counts)
+    won = seat >= 0
     ended = ~batch.is_in("end", counts.unended) if counts.unended else np.ones(won.size, bool)
     out = {
         "first_seat_advantage": (seat == 0).astype(float),
@@ -204,13 +201,58 @@ def deal_values(batch: Batch, counts: BalanceCounts) -> dict[str, np.ndarray]:
     return out
 
 
+def deal_positions(batch: Batch, counts: BalanceCounts) -> np.ndarray:
+    """Per game of ``batch``, the winner's seat counted from the deal's leader (as the
+    measures count it), −1 with no winner: int64."""
+    winner = batch["winner"].astype(np.int64)
+    if counts.lead is None:
+        return np.where(winner >= 0, winner, -1)
+    lead = batch[counts.lead].astype(np.int64)
+    return np.where(winner >= 0, (winner - lead) % counts.players, -1)
+
+
 class PairedSums:
     """Paired differences of the :data:`PAIRED_MEASURES` between a rule set and a base on
     the same games, game by game: per measure the games where both count, the sum of the
-    differences and of their squares (so memory does not grow with the games)."""
+    differences and of their squares; and the games counted by (this one's winner, the
+    base's winner), seats from the leader, for the seat spread's paired bootstrap. Memory
+    does not grow with the games."""
 
-    def __init__(self):
+    def __init__(self, players: int | None = None):
         self.sums: dict[str, np.ndarray] = {}
+        self.joint = None if players is None else np.zeros((players + 1, players + 1), np.int64)
+
+    def update_positions(self, mine: np.ndarray, base: np.ndarray) -> None:
+        """Add one block's winners (:func:`deal_positions` of the same games, in order)."""
+        if self.joint is None:
+            return
+        size = self.joint.shape[0]
+        cells = np.bincount((mine + 1) * size + (base + 1), minlength=size * size)
+        self.joint += cells.reshape(size, size)
+
+    def spread_interval(self) -> tuple[float, float, float] | None:
+        """``(difference, lo, hi)`` of the seat spread (this one's minus the base's) over the
+        paired games, with the 95% percentile interval of a paired bootstrap: the games
+        resampled as pairs, from the counts of (winner, winner), with the bootstrap's own
+        seed. None without paired winners."""
+        if self.joint is None or self.joint.sum() < 2:
+            return None
+        from analysis.statistics.bootstrap import BOOTSTRAP_SEED, REPLICATES
+
+        joint = self.joint
+        n = int(joint.sum())
+
+        def spreads(cells: np.ndarray) -> np.ndarray:
+            # cells: (..., size, size); seats are rows/columns 1.. (0 is "no winner")
+            mine = cells.sum(axis=-1)[..., 1:] / n
+            base = cells.sum(axis=-2)[..., 1:] / n
+            return (mine.max(-1) - mine.min(-1)) - (base.max(-1) - base.min(-1))
+
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        draws = rng.multinomial(n, joint.ravel() / n, size=REPLICATES)
+        replicates = spreads(draws.reshape(REPLICATES, *joint.shape))
+        lo, hi = np.percentile(replicates, [2.5, 97.5])
+        return float(spreads(joint)), float(lo), float(hi)
 
     def update(self, mine: dict[str, np.ndarray], base: dict[str, np.ndarray]) -> None:
         """Add the games of one block: ``mine`` and ``base`` from :func:`deal_values` of
@@ -225,7 +267,10 @@ class PairedSums:
 
     def interval(self, name: str) -> tuple[float, float, float] | None:
         """``(difference, lo, hi)``: the mean paired difference (mine − base) with its 95%
-        normal interval; None when fewer than two games were paired on ``name``."""
+        normal interval (for ``seat_spread``, :meth:`spread_interval`); None when fewer
+        than two games were paired on ``name``."""
+        if name == "seat_spread":
+            return self.spread_interval()
         if name not in self.sums or self.sums[name][0] < 2:
             return None
         n, total, squares = self.sums[name]

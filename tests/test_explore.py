@@ -814,7 +814,7 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
             assert pick["paired"] == {}
             continue
         assert set(pick["paired"]) >= {"first_seat_advantage", "decisive", "turns"}
-        for name in ("first_seat_advantage", "turns"):
+        for name in ("first_seat_advantage", "turns", "seat_spread"):
             value, lo, hi = pick["paired"][name]
             expected = pick["measures"][name][0] - base["measures"][name][0]
             assert value == pytest.approx(expected, abs=1e-9) and lo <= value <= hi
@@ -874,3 +874,26 @@ def test_a_race_of_rule_sets_that_deal_alike_drops_on_paired_deals(tmp_path):
     assert (reasons == "beaten on turns (paired deals)").any(), reasons.tolist()
     meta = json.loads((out / "explore.json").read_text())
     assert any("beaten on turns (paired deals)" in r["reasons"] for r in meta["rounds"])
+
+
+def test_the_seat_spreads_paired_bootstrap():
+    """Winners counted in pairs (this rule set's, the base's): the same winners give no
+    difference at all; a rule set that moves a tenth of one seat's wins to another widens
+    the spread by the shares moved, inside an interval that holds it."""
+    from analysis.balance import PairedSums
+
+    rng = np.random.default_rng(2)
+    base = rng.integers(-1, 4, 40_000)
+    same = PairedSums(4)
+    same.update_positions(base, base)
+    assert same.spread_interval() == (0.0, 0.0, 0.0)
+    mine = base.copy()
+    moved = (base == 2) & (rng.random(base.size) < 0.1)
+    mine[moved] = 1
+    paired = PairedSums(4)
+    for part in np.array_split(np.arange(base.size), 4):
+        paired.update_positions(mine[part], base[part])
+    spread = lambda w: np.ptp(np.bincount(w[w >= 0], minlength=4) / w.size)  # noqa: E731
+    value, lo, hi = paired.interval("seat_spread")
+    assert value == pytest.approx(spread(mine) - spread(base))
+    assert lo < value < hi and lo > 0  # the shares moved are known to be moved

@@ -274,7 +274,7 @@ def explore_meta(result: Result) -> dict:
                 "paired": (
                     {
                         name: c.paired.interval(name)
-                        for name in c.paired.sums
+                        for name in [*c.paired.sums, "seat_spread"]
                         if c.paired.interval(name) is not None
                     }
                     if c.paired is not None and c is not result.base

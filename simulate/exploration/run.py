@@ -375,7 +375,9 @@ class _State:
         base = next((c for c in confirmed if c.is_base), None)
         for candidate in confirmed:
             candidate.paired = (
-                PairedSums() if base is not None and self._pairs(base, candidate) else None
+                PairedSums(self.plan.players)
+                if base is not None and self._pairs(base, candidate)
+                else None
             )
         stop = HOLDOUT_FIRST + planned
         for first in range(HOLDOUT_FIRST, stop, HELD_OUT_BLOCK):
@@ -429,7 +431,7 @@ class _State:
         games in the same order (checked)."""
         import pyarrow as pa
 
-        from analysis.balance import deal_values
+        from analysis.balance import deal_positions, deal_values
         from analysis.load import batch_of
 
         if not mine or not theirs:
@@ -441,11 +443,11 @@ class _State:
         if not (games[0] == games[1]).all():
             raise AssertionError("held-out games out of step")  # a bug, not a user error
         counts = (candidate.held_out.counts, base.held_out.counts)
-        values = [
-            deal_values(batch_of(t.select(list(c.columns))), c)
-            for t, c in zip(tables, counts, strict=True)
-        ]
+        batches = [batch_of(t.select(list(c.columns))) for t, c in zip(tables, counts, strict=True)]
+        values = [deal_values(b, c) for b, c in zip(batches, counts, strict=True)]
         candidate.paired.update(values[0], values[1])
+        positions = [deal_positions(b, c) for b, c in zip(batches, counts, strict=True)]
+        candidate.paired.update_positions(positions[0], positions[1])
 
 
 def _reasons(dropped: list[Candidate]) -> dict[str, int]:

@@ -11,10 +11,11 @@ Where the pick deals like the base (single deals, the same deal shape: the same 
 deals card for card), the measures that are means over games (the first seat's advantage,
 decisiveness, turns, lead changes, comebacks: :data:`analysis.balance.PAIRED_MEASURES`) are
 compared on the mean of the games' paired differences and its 95% interval
-(:attr:`Candidate.paired`), which tells them apart in fewer games; a target aim so only
-when both estimates lie on the same side of the target. Elsewhere (the seat spread, the
-90th percentile, skill, other deals) the two intervals are read as independent samples: a
-conservative reading.
+(:attr:`Candidate.paired`), and the seat spread on a paired bootstrap of the two
+winners' seats (:meth:`analysis.balance.PairedSums.spread_interval`), which tells them
+apart in fewer games; a target aim so only when both estimates lie on the same side of the
+target. Elsewhere (the 90th percentile, skill, other deals) the two intervals are read as
+independent samples: a conservative reading.
 """
 
 from __future__ import annotations
