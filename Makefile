@@ -51,6 +51,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simulate analysis tests
 	$(BIN)/ruff format --check simulate analysis tests
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
