@@ -123,10 +123,10 @@ class Aggregates:
         """The aggregates of a chunk's ``games`` records (and, in match play, of its
         ``matches``); ``lengths``: the columns whose longest games are kept (the game's
         length columns)."""
-        from analysis.load import _to_batch
+        from analysis.load import batch_of
 
         lengths = tuple(c for c in lengths if c in games.schema.names)
-        batch = _to_batch(games.combine_chunks().to_batches()[0], 0) if games.num_rows else None
+        batch = batch_of(games) if games.num_rows else None
         groups: dict[tuple, dict] = {}
         labels: dict[str, tuple[str, ...]] = {}
         if batch is not None:
@@ -607,11 +607,11 @@ def _kept(where, needs: Sequence[str], keys, key_batch) -> list[tuple]:
 
 
 def _rows_batch(table: pa.Table):
-    from analysis.load import _to_batch
+    from analysis.load import batch_of
 
     if table.num_rows == 0:
         return None
-    return _to_batch(table.combine_chunks().to_batches()[0], 0)
+    return batch_of(table)
 
 
 def _wins_by(aggregates: Aggregates, keys, players: int, lead: str | None):

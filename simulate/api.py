@@ -568,7 +568,7 @@ def tournament_frame(folder: str | Path) -> pd.DataFrame:
     :func:`tournament`), computed from its runs (the numbers of ``matrix.csv`` and
     ``ratings.csv``)."""
     from analysis.comparisons.tournament import (
-        _long_matrix,
+        long_matrix,
         ratings,
         read_pairings,
         win_matrix,
@@ -576,7 +576,7 @@ def tournament_frame(folder: str | Path) -> pd.DataFrame:
 
     info, pairings = read_pairings(Path(folder))
     strategies, players = info["strategies"], info["players"]
-    table = _long_matrix(*win_matrix(strategies, pairings, players))
+    table = long_matrix(*win_matrix(strategies, pairings, players))
     rated = ratings(strategies, pairings, players).rename(
         columns={"lo": "rating_lo", "hi": "rating_hi", "games": "rated_games"}
     )

@@ -117,7 +117,7 @@ def play_chunks(
     chunk_size = games_per_chunk(request, chunk_size)
     done = request.games - sum(stop - first for first, stop in spans)
     replayed = 0
-    with _progress_bar(request, progress, done) as bar:
+    with ProgressBar(request, progress, done) as bar:
         for span_first, span_stop in spans:
             for first, count in chunk_spans(span_first, span_stop, chunk_size):
                 row = replayed + (rows_before(first) if rows_before else 0)
@@ -488,7 +488,7 @@ def _stop_requests():
             signal.signal(sig, handler)
 
 
-class _progress_bar:
+class ProgressBar:
     """A rich progress bar over games played (does nothing when ``shown`` is false).
 
     Between chunks it counts finished games; while a chunk is played, a thread reads
@@ -504,7 +504,7 @@ class _progress_bar:
         self.in_flight = (0, 0, 1)  # games of the chunk being played, seating, seatings
         self.stopped = threading.Event()
 
-    def __enter__(self) -> _progress_bar:
+    def __enter__(self) -> ProgressBar:
         if not self.shown:
             return self
         self.bar = Progress(

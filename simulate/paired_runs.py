@@ -121,14 +121,14 @@ def play_here(requests: Sequence[Request]) -> Callable[..., Iterator[tuple[int, 
     which the writer reduces."""
     import numba
 
-    from .engine import _progress_bar, chunk_spans, games_per_chunk
+    from .engine import ProgressBar, chunk_spans, games_per_chunk
 
     def play(request, chunk_size, progress=False, spans=None, rows_before=None, records=RECORDS):
         numba.set_num_threads(request.threads)
         spans = [(0, request.games)] if spans is None else spans
         size = games_per_chunk(request, chunk_share(chunk_size, len(requests)))
         done = request.games - sum(stop - first for first, stop in spans)
-        with _progress_bar(request, progress, done) as bar:
+        with ProgressBar(request, progress, done) as bar:
             for span_first, span_stop in spans:
                 for first, count in chunk_spans(span_first, span_stop, size):
                     played = play_range(requests, first, count)

@@ -188,7 +188,7 @@ def write_tournament_report(
     figure = plots.tournament_heatmap(share, lo, hi, title, players)
     blocks = _blocks(info, meta, share, lo, hi, games, rated)
     csv = {
-        "matrix.csv": _long_matrix(share, lo, hi, games).to_csv(index=False).encode(),
+        "matrix.csv": long_matrix(share, lo, hi, games).to_csv(index=False).encode(),
         "ratings.csv": rated.to_csv(index=False).encode(),
     }
     return write_document(
@@ -202,7 +202,7 @@ def write_tournament_report(
     )
 
 
-def _long_matrix(share, lo, hi, games) -> pd.DataFrame:
+def long_matrix(share, lo, hi, games) -> pd.DataFrame:
     rows = []
     for a in share.index:
         for b in share.columns:

@@ -223,13 +223,13 @@ def _play_skill(folder: Path, request, resume: bool, threads: int | None, cluste
     """Play the skill games into ``folder`` (complete them with ``resume``), on
     ``cluster`` where given."""
     from ..folder.writer import RunWriter, holds_run, read_meta
-    from .runs import _resume, run_and_report
+    from .runs import resume_run, run_and_report
 
     if resume and holds_run(folder):
         if read_meta(folder).get("status") == "complete":
             typer.echo(f"{folder}: the skill games are complete, kept", err=True)
             return
-        request, writer = _resume(request.game.name, folder, threads)
+        request, writer = resume_run(request.game.name, folder, threads)
     else:
         # Refused above when the folder held skill games without --force.
         writer = RunWriter(folder, request.meta(), force=True)

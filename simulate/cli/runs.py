@@ -174,7 +174,7 @@ def simulate(
             records=records,
         )
         with cluster_session(scheduler, threads) as cluster:
-            request, writer = _resume(game, out, threads, backend)
+            request, writer = resume_run(game, out, threads, backend)
             with writer:
                 run_and_report(request, writer, out, report_, cluster=cluster)
     else:
@@ -266,7 +266,7 @@ def _log_count(log: str | None) -> int | str:
     raise CardsimError(f"--log must be a whole number of games from 0, or all, got {log!r}")
 
 
-def _resume(game: str, out: Path, threads: int | None, backend: str = "cpu"):
+def resume_run(game: str, out: Path, threads: int | None, backend: str = "cpu"):
     """The request of the run in ``out`` and its writer, reopened to complete it (on
     ``backend``: the records do not depend on it, so it need not be the run's)."""
     from dataclasses import replace

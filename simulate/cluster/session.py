@@ -299,7 +299,7 @@ class Cluster:
         (:func:`.task.play_task`), for a caller that only writes them."""
         from distributed import as_completed
 
-        from ..engine import DEFAULT_CHUNK, _progress_bar, chunk_spans
+        from ..engine import DEFAULT_CHUNK, ProgressBar, chunk_spans
 
         spans = [(0, request.games)] if spans is None else spans
         left = sum(stop - first for first, stop in spans)
@@ -312,7 +312,7 @@ class Cluster:
         arrived: dict[int, Chunk] = {}
         queue = as_completed(loop=self.client.loop)
         submitted = replayed = 0
-        with _progress_bar(request, progress, request.games - left) as bar:
+        with ProgressBar(request, progress, request.games - left) as bar:
             try:
                 for position, (first, count) in enumerate(tasks):
                     while submitted < min(len(tasks), position + window):

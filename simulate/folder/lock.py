@@ -39,6 +39,16 @@ class FolderLock:
         self._depth = 1
         self._created, self._new_file = created, new_file
 
+    @property
+    def owner(self) -> int:
+        """The thread (``threading.get_ident()``) that holds the lock."""
+        return self._owner
+
+    def hold_again(self) -> FolderLock:
+        """One more hold by the owning thread (each is released once)."""
+        self._depth += 1
+        return self
+
     def release(self, *, failed: bool = False) -> None:
         """Release one hold; the last one unlocks the file. When the last hold ``failed``
         (a refusal, an error), what taking the lock created is removed: the lock file if
@@ -82,10 +92,9 @@ def lock_folder(folder: str | Path, *, create: bool = True) -> FolderLock:
     with _held_guard:
         mine = _held.get(_key(folder))
         if mine is not None:
-            if mine._owner != me:
+            if mine.owner != me:
                 raise FolderInUse(f"{folder} is in use by another thread of this process")
-            mine._depth += 1
-            return mine
+            return mine.hold_again()
         new_file = not (folder / LOCK_FILE).exists()
         try:
             handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
@@ -129,7 +138,7 @@ def is_locked(folder: str | Path) -> bool:
     with _held_guard:
         mine = _held.get(_key(folder))
         if mine is not None:
-            return mine._owner != threading.get_ident()
+            return mine.owner != threading.get_ident()
     path = folder / LOCK_FILE
     if not path.exists():
         return False

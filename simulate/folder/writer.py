@@ -266,7 +266,7 @@ class RunWriter:
 
         writer = cls.reopen(folder, check=resumable, durable=durable)
         try:
-            writer._write_meta({**writer.meta, "status": "running"})
+            writer._write_meta({**writer.meta, "status": "running"})  # noqa: SLF001 (its class)
         except BaseException:
             writer.close()
             raise
@@ -281,10 +281,10 @@ class RunWriter:
         folder = Path(folder)
         writer = cls.__new__(cls)
         writer.folder = folder
-        writer._lock = None
+        writer._lock = None  # noqa: SLF001 (a writer made by its class)
         if not (folder / META_FILE).exists():
             raise CardsimError(f"{folder} is not a run folder (no {META_FILE})")
-        writer._lock = lock_folder(folder, create=False)
+        writer._lock = lock_folder(folder, create=False)  # noqa: SLF001
         try:
             meta = read_meta(folder)
             if check is not None:
@@ -297,7 +297,7 @@ class RunWriter:
             problems = mf.check(folder, manifest)
             writer.damaged = dropped + [problem.text for problem in problems]
             manifest = manifest.without([p.entry for p in problems if p.entry is not None])
-            writer._setup(meta, manifest, durable)
+            writer._setup(meta, manifest, durable)  # noqa: SLF001
             mf.rewrite(folder, manifest, durable=durable)  # drops a line cut short, if any
         except BaseException:
             writer.close()

@@ -19,7 +19,7 @@ from . import records
 from .batch import MAX_DEALS, _table, game_results, match_results, seat_arrays
 from .columns import BYTE_COLUMNS, COUNT_COLUMNS, empty_columns, kernel_outputs
 from .cuda_kernel import cuda, play_matches, play_random_games
-from .kernel import Run, _worker_scratch
+from .kernel import Run, worker_scratch
 from .kernel_layout import STRAT_USER
 from .reference import END_REASONS
 from .rules import SheddingRules
@@ -54,7 +54,7 @@ def _prepared(rules: SheddingRules, players: int, strategies, forget):
             "backend cuda plays the built-in strategies only, not a user strategy (a Python "
             "function); play it with backend cpu"
         )
-    scratch = _worker_scratch(table, seats)[0]
+    scratch = worker_scratch(table, seats)[0]
     return table, seats, scratch
 
 

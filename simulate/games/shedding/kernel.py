@@ -1166,7 +1166,7 @@ def _narrow(stats, seats, small, counts, left, points, score, row):
 
 
 @njit(cache=True)
-def _worker_scratch(table, strategies):
+def worker_scratch(table, strategies):
     """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run), its
     random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
     for :func:`play_game` to write and :func:`_narrow` to copy."""
@@ -1194,7 +1194,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
     count = left.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
-        g, stream, stats, seats = _worker_scratch(table, strategies)
+        g, stream, stats, seats = worker_scratch(table, strategies)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
@@ -1244,7 +1244,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     count = deals.shape[0]
     blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
     for _ in prange(workers):
-        g, stream, stats, seats = _worker_scratch(table, strategies)
+        g, stream, stats, seats = worker_scratch(table, strategies)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):
@@ -1289,7 +1289,7 @@ def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
     :mod:`simulate.logs.events`). ``game``, ``stream_id``, ``first``: as
     :func:`play_game` takes them. Returns the rows the game wrote; more than R: the buffer
     was too small (the rows past it are lost), play it again with a larger one."""
-    g, stream, stats, seats = _worker_scratch(table, strategies)
+    g, stream, stats, seats = worker_scratch(table, strategies)
     log = logs.Log(rows, np.zeros(2, np.int64))
     play_game(
         g,
