@@ -94,7 +94,7 @@ def play_random(
     (int32[E, W], their events in game order) and ``event_games`` (int64[E], each row's
     game) are added.
     """
-    table = _table(rules, players)
+    table = rules_table(rules, players)
     seats = seat_arrays(strategies, players, forget)
     columns = empty_columns(count, players)
     run = Run(*seed_key(seed), first_game)
@@ -175,7 +175,7 @@ def play_match_batch(
     """
     if rules.match_deals is None and rules.target_score is None:
         raise CardsimError("a match needs match_deals or target_score")
-    table = _table(rules, players)
+    table = rules_table(rules, players)
     seats = seat_arrays(strategies, players, forget)
     run = Run(*seed_key(seed), first_match)
     ending = (rules.match_deals or 0, rules.target_score or 0, MAX_DEALS)
@@ -246,7 +246,7 @@ def match_results(
     return columns, matches
 
 
-def _table(rules: SheddingRules, players: int) -> Table:
+def rules_table(rules: SheddingRules, players: int) -> Table:
     """The kernel's :class:`.kernel.Table` for these rules and players (checked)."""
     rules.check_players(players)
     decks = rules.decks_for(players)

@@ -16,7 +16,7 @@ from ...errors import CardsimError
 from ...gpu import launch_grid
 from ...rng import seed_key
 from . import records
-from .batch import MAX_DEALS, _table, game_results, match_results, seat_arrays
+from .batch import MAX_DEALS, game_results, match_results, rules_table, seat_arrays
 from .columns import BYTE_COLUMNS, COUNT_COLUMNS, empty_columns, kernel_outputs
 from .cuda_kernel import cuda, play_matches, play_random_games
 from .kernel import Run, worker_scratch
@@ -47,7 +47,7 @@ def _prepared(rules: SheddingRules, players: int, strategies, forget):
     """``(table, seats, scratch)``: the kernels' :class:`.kernel.Table` and
     :class:`.kernel.Strategies`, and the run's scratch prepared by the CPU kernel's
     :func:`.kernel._prepare` (int64[G_SIZE]); refuses user strategies in one line."""
-    table = _table(rules, players)
+    table = rules_table(rules, players)
     seats = seat_arrays(strategies, players, forget)
     if (seats.codes == STRAT_USER).any():
         raise CardsimError(
