@@ -13,6 +13,7 @@ from ...cards import DECK_SIZE
 from ...errors import CardsimError
 from ...rng import Stream
 from . import strategies as strategy_specs
+from .features import ATTACK_THRESHOLD
 from .reference_cards import DRAW, PASS, identity, rank_of, suit_of
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class WeightedStrategy(Strategy):
         effects = game.effects(card)
         draws = effects.draw + effects.all_draw
         hurts = draws > 0 or effects.skip or effects.reverse
-        short = len(game.hands[game.next_seat(self.seat)]) <= strategy_specs.ATTACK_THRESHOLD
+        short = len(game.hands[game.next_seat(self.seat)]) <= ATTACK_THRESHOLD
         again = effects.again or effects.all_draw > 0
         return (
             game.rules.points(rank_of(card)),

@@ -19,27 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import CardsimError
+from .features import FEATURE_NAMES, FEATURES
 
-FEATURES = {
-    "points": "the card's penalty points (card_points)",
-    "wild": "1 for a wild card",
-    "action": "1 for a card with an effect besides wild: skip, reverse, draw, again, all_draw",
-    "draw": "cards it makes other seats draw (its draw:N, or all_draw:N)",
-    "attack": "1 for a draw, skip or reverse card when the next seat holds 2 cards or fewer",
-    "again": "1 for a card that makes its seat play again (again, all_draw)",
-    "suit_left": "cards of its suit left in the hand once it is played",
-    "rank_left": "cards of its rank left in the hand once it is played",
-}
-"""The ``weighted`` features of a legal card, in the order of the weight vector. Each is a
-whole number; a card's score is the sum of weight x feature, and the best score is played.
-The next seat's hand size enters through ``attack``."""
-
-FEATURE_NAMES = tuple(FEATURES)
 WEIGHT_SCALE = 1024
 """Weights are stored as ``round(w * WEIGHT_SCALE)``."""
 MAX_WEIGHT = 1e6
-ATTACK_THRESHOLD = 2
-"""``attack``: the next seat holds at most this many cards."""
 
 BUILT_IN_WEIGHTS = {
     # The most points first; among equal points a non-wild (points are whole numbers, so a
