@@ -42,8 +42,10 @@ from analysis.statistics.paired import (
     deal_sums,
     match_columns,
     match_sums,
+    obstacle,
     pair_columns,
     pair_keys,
+    pair_runs,
 )
 
 PAIRED_KIND = "paired"
@@ -313,6 +315,27 @@ def read_paired(run) -> PairedCounts | None:
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
         raise ReportError(f"{run.path}: unreadable paired counts: {exc}") from exc
     return merged
+
+
+def pair_folders(
+    base,
+    variant,
+    length: str,
+    skip_ends: Sequence[str] = (),
+    *,
+    sums: Mapping[str, Sequence[str]] | None = None,
+    match_sums: Mapping[str, Sequence[str]] | None = None,
+) -> Pairing:
+    """The pairing of any two run folders: :func:`~analysis.statistics.paired.pair_runs`
+    reads the records side by side; where one or both runs are aggregate-only, the paired
+    counts they keep are used (:func:`kept_pairing`). Arguments as ``pair_runs`` takes
+    them."""
+    reason = obstacle(base, variant)
+    if reason is None and (base.aggregates is not None or variant.aggregates is not None):
+        return kept_pairing(
+            base, variant, length, tuple(skip_ends), dict(sums or {}), dict(match_sums or {})
+        )
+    return pair_runs(base, variant, length, skip_ends, sums=sums, match_sums=match_sums)
 
 
 def kept_pairing(

@@ -54,6 +54,7 @@ import pandas as pd
 from analysis.comparisons.settings import not_rules
 from analysis.errors import ReportError
 from analysis.load import RunFolder, scan
+from analysis.paired_counts import pair_folders
 from analysis.reports.matches import Matches, has_matches, read_matches
 from analysis.statistics.bootstrap import (
     mean_difference_interval,
@@ -61,7 +62,7 @@ from analysis.statistics.bootstrap import (
     spread_difference_interval,
 )
 from analysis.statistics.distribution import Distribution
-from analysis.statistics.paired import Pairing, deal_sums, match_sums, pair_runs
+from analysis.statistics.paired import Pairing, deal_sums, match_sums
 from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
@@ -348,7 +349,7 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
     and raw p-value (keys ``<test>_p`` for the tests of :data:`TESTS`, :func:`score_tests`
     and :func:`match_tests`), with the analysis used (``<test>_analysis``,
     :data:`PAIRED` or :data:`INDEPENDENT`) and the test's name (``<test>_test``). With
-    ``pairing`` (:func:`analysis.statistics.paired.pair_runs`) the figures it pairs are
+    ``pairing`` (:func:`analysis.paired_counts.pair_folders`) the figures it pairs are
     compared as paired samples, and ``pairing_note`` says why the deals are not paired (""
     when they are). The independent-sample interval and p-value of the first seat's share,
     the mean length, the match share, the scores and the match totals are kept as
@@ -490,7 +491,7 @@ def comparison_table(
     :func:`table_tests`) and ``<test>_significant``.
     ``bases`` maps a player count to the index of its base variant. With ``paired`` each
     variant that played its base's deals is compared with it as paired samples (both runs
-    are read again, in step: :func:`analysis.statistics.paired.pair_runs`)."""
+    are read again, in step: :func:`analysis.paired_counts.pair_folders`)."""
     reasons = list(dict.fromkeys(r for v in variants for r, c in v.ends.items() if c))
     rows = []
     for i, variant in enumerate(variants):
@@ -510,7 +511,7 @@ def comparison_table(
             pairing = None
             if paired:
                 column, _ = length_column(base.run)
-                pairing = pair_runs(
+                pairing = pair_folders(
                     base.run,
                     variant.run,
                     column,

@@ -224,16 +224,17 @@ def pair_runs(
     row's sum of those columns, over every pair (:attr:`DealPairs.sums`,
     :attr:`MatchPairs.sums`). Reads both runs in step, ``batch_size`` games at a time
     (default :data:`analysis.load.BATCH_ROWS`); raises :class:`ReportError` when a file is
-    unreadable."""
+    unreadable, or for an aggregate-only run (which
+    :func:`analysis.paired_counts.pair_folders` pairs from the counts it keeps)."""
     reason = obstacle(base, variant)
     if reason is not None:
         matched = has_matches(base) and has_matches(variant)
         return Pairing(None, reason, None, reason if matched else None)
     if base.aggregates is not None or variant.aggregates is not None:
-        from analysis.paired_counts import kept_pairing
-
-        return kept_pairing(
-            base, variant, length, tuple(skip_ends), dict(sums or {}), dict(match_sums or {})
+        raise ReportError(
+            f"{base.path if base.aggregates is not None else variant.path} is an "
+            "aggregate-only run, whose records are not kept: pair it with "
+            "analysis.paired_counts.pair_folders"
         )
     size = batch_size or BATCH_ROWS
     deals, deals_reason = _pair_deals(
