@@ -138,27 +138,6 @@ def play_here(requests: Sequence[Request]) -> Callable[..., Iterator[tuple[int, 
     return play
 
 
-def play_on(cluster, requests: Sequence[Request]) -> Callable[..., Iterator]:
-    """:func:`play_here` on a Dask cluster (:class:`simulate.cluster.session.Cluster`):
-    each task plays its range of every request and returns their :class:`PlayedTogether`
-    (:func:`simulate.cluster.task.play_task` with :class:`~simulate.cluster.task.Along`)."""
-    from .cluster.task import Along, describe
-
-    along = Along(tuple(describe(r, threads=cluster.threads) for r in requests[1:]))
-
-    def play(request, chunk_size, progress=False, spans=None, rows_before=None, records=RECORDS):
-        yield from cluster.play_chunks(
-            request,
-            chunk_share(chunk_size, len(requests)),
-            progress,
-            spans,
-            rows_before,
-            records=along,
-        )
-
-    return play
-
-
 class CellsWriter:
     """The run folders of the cells of one player count, written together: what
     :func:`simulate.engine.stream` asks of a :class:`~simulate.folder.writer.RunWriter`,

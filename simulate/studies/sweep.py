@@ -262,7 +262,7 @@ def _play_together(
     the cells' folders; complete cells are kept (and played again only as the base of
     another cell's pairs)."""
     from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
-    from ..paired_runs import CellsWriter, cell_meta, play_here, play_on
+    from ..paired_runs import CellsWriter, cell_meta, play_here
 
     cells = [(i, cell) for i, cell in enumerate(plan.cells) if cell.players == players]
     total = len(plan.cells)
@@ -289,7 +289,12 @@ def _play_together(
         names = ", ".join(cell.variant.name for _, cell in cells)
         echo(f"{players} players: {names} played together (aggregate-only, paired)")
         requests = [cell.request for _, cell in cells]
-        play = play_here(requests) if cluster is None else play_on(cluster, requests)
+        if cluster is None:
+            play = play_here(requests)
+        else:
+            from ..cluster.together import play_on
+
+            play = play_on(cluster, requests)
         try:
             stream(
                 requests[0],
