@@ -123,7 +123,7 @@ class Aggregates:
         """The aggregates of a chunk's ``games`` records (and, in match play, of its
         ``matches``); ``lengths``: the columns whose longest games are kept (the game's
         length columns)."""
-        from analysis.load import batch_of
+        from analysis.batch import batch_of
 
         lengths = tuple(c for c in lengths if c in games.schema.names)
         batch = batch_of(games) if games.num_rows else None
@@ -279,7 +279,7 @@ class Aggregates:
         """One row per group (columns ``end``, ``winner``, ``finish_rank``) as a
         :class:`analysis.load.Batch`, and the groups' game counts: what a filter on those
         columns keeps is then known per group."""
-        from analysis.load import Batch
+        from analysis.batch import Batch
 
         keys = sorted(self.groups, key=_group_order)
         ends = self._label_order("end", {k[0] for k in keys})
@@ -571,7 +571,7 @@ def _from_ipc(data: bytes) -> pa.Table:
 def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None) -> Aggregates:
     """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes: its
     ``games`` (deals in match play) and, in match play, its ``matches``."""
-    from analysis.load import game_spec
+    from analysis.meta import game_spec
 
     spec = game_spec(meta)
     names = [c.name for c in spec.columns]
@@ -607,7 +607,7 @@ def _kept(where, needs: Sequence[str], keys, key_batch) -> list[tuple]:
 
 
 def _rows_batch(table: pa.Table):
-    from analysis.load import batch_of
+    from analysis.batch import batch_of
 
     if table.num_rows == 0:
         return None

@@ -44,13 +44,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
+from analysis.batch import Batch
 from analysis.errors import ReportError
-from analysis.load import Batch, Run, game_spec
+from analysis.meta import game_spec
+
+if TYPE_CHECKING:
+    from analysis.load import Run
 from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import wilson_interval
 from simulate.games.spec import GameSpec

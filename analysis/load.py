@@ -11,21 +11,23 @@ before it) are read through :mod:`analysis.records`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from analysis.batch import BATCH_ROWS, Accumulator, from_record_batch
+from analysis.batch import Batch as Batch  # re-exported: where the accumulators' batches live
+from analysis.batch import batch_of as batch_of
 from analysis.errors import ReportError
+from analysis.meta import game_spec
 from analysis.records import RecordFiles, record_files
 from simulate.folder.lock import is_locked
-from simulate.folder.writer import progress_text, resume_hint
-from simulate.games.registry import info_of
+from simulate.folder.manifest import progress_text, resume_hint
 from simulate.games.spec import GameSpec
 
 
@@ -131,16 +133,6 @@ def _read_meta(json_path: Path) -> dict[str, Any]:
     return meta
 
 
-def game_spec(meta: dict) -> GameSpec:
-    """The spec of the game a ``run.json`` names (see :mod:`simulate.games.spec`)."""
-    info = info_of(meta["game"])
-    if info is None:
-        raise ReportError(
-            f"run.json names the game {meta['game']!r}, which this installation does not know"
-        )
-    return info.spec
-
-
 def _read_games(files: RecordFiles, players: int, spec: GameSpec) -> pd.DataFrame:
     if not files:
         raise ReportError(f"{files.path}: missing (is {files.folder} a run folder?)")
@@ -165,10 +157,6 @@ def _read_games(files: RecordFiles, players: int, spec: GameSpec) -> pd.DataFram
     # strings work on it, and it costs one byte a game instead of a Python string.
     games["end"] = games["end"].astype("category")
     return games
-
-
-#: Games per batch read from ``games.parquet`` while scanning (about 30 MB of columns).
-BATCH_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -272,44 +260,6 @@ def check_status(path: Path, meta: dict) -> None:
 
 def _reason(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-@dataclass
-class Batch:
-    """Consecutive games of a run, in game order: ``start`` is the position (row) of the
-    first in the run. ``data`` maps a column to a 1-D numpy array in its stored type
-    (int8 winners, int32 lengths …); a string column is given as int8/int32 codes into
-    ``labels[column]``, with −1 for a null."""
-
-    start: int
-    data: dict[str, np.ndarray]
-    labels: dict[str, list[str]] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.data["game"])
-
-    def __getitem__(self, column: str) -> np.ndarray:
-        return self.data[column]
-
-    def is_in(self, column: str, names: Iterable[str]) -> np.ndarray:
-        """Boolean mask of the games whose string ``column`` is one of ``names``."""
-        wanted = set(names)
-        codes = [i for i, label in enumerate(self.labels[column]) if label in wanted]
-        return np.isin(self.data[column], codes)
-
-    def strings(self, column: str, rows: np.ndarray) -> list[str | None]:
-        """The string ``column`` at the positions ``rows`` of this batch."""
-        labels = self.labels[column]
-        return [labels[c] if c >= 0 else None for c in self.data[column][rows]]
-
-
-class Accumulator(Protocol):
-    """Something computed in one pass over a run's games: ``columns`` names what it reads,
-    ``update`` takes each :class:`Batch` in game order."""
-
-    columns: Sequence[str]
-
-    def update(self, batch: Batch) -> None: ...
 
 
 class _OutOfOrder(Exception):
@@ -444,7 +394,7 @@ def read_columns(run: RunFolder, names: list[str]) -> pa.Table:
 def _feed(run: RunFolder, record_batches: Iterator, accumulators: Sequence[Accumulator]) -> None:
     start, last_game = 0, None
     for record_batch in record_batches:
-        batch = _to_batch(record_batch, start)
+        batch = from_record_batch(record_batch, start)
         if len(batch) == 0:
             continue
         game, winner = batch["game"], batch["winner"]
@@ -460,26 +410,3 @@ def _feed(run: RunFolder, record_batches: Iterator, accumulators: Sequence[Accum
         for accumulator in accumulators:
             accumulator.update(batch)
         start += len(batch)
-
-
-def batch_of(table: pa.Table | pa.RecordBatch, start: int = 0) -> Batch:
-    """Records held in memory (an Arrow table, as a kernel's chunk gives them) as one
-    :class:`Batch`, for the accumulators that count a run folder's batches."""
-    if isinstance(table, pa.Table):
-        table = table.combine_chunks().to_batches()[0] if table.num_rows else None
-    if table is None:
-        raise ValueError("batch_of needs at least one record")
-    return _to_batch(table, start)
-
-
-def _to_batch(record_batch: pa.RecordBatch, start: int) -> Batch:
-    data, labels = {}, {}
-    for name, column in zip(record_batch.schema.names, record_batch.columns, strict=True):
-        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-            column = pc.dictionary_encode(column)
-        if pa.types.is_dictionary(column.type):
-            labels[name] = [str(v) for v in column.dictionary.to_pylist()]
-            data[name] = pc.fill_null(column.indices, -1).to_numpy()
-        else:
-            data[name] = column.to_numpy(zero_copy_only=False)
-    return Batch(start=start, data=data, labels=labels)

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
+from analysis.batch import BATCH_ROWS
 from analysis.errors import ReportError
-from analysis.load import BATCH_ROWS, RunFolder
+
+if TYPE_CHECKING:
+    from analysis.load import RunFolder
 from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.words import (

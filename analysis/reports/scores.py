@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.load import Batch
+from analysis.batch import Batch
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.words import fmt_int, fmt_num, fmt_pct
 from analysis.reports.common import count_text

@@ -14,7 +14,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from analysis.load import Batch
+from analysis.batch import Batch
 from analysis.statistics.stats import wilson_interval
 from analysis.statistics.tally import Where, leaders
 

@@ -8,11 +8,15 @@ of a sum of columns), the longest games, the first games of a kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from analysis.load import Batch, RunFolder
+from analysis.batch import Batch
+
+if TYPE_CHECKING:
+    from analysis.load import RunFolder
 from analysis.statistics.distribution import Distribution
 
 #: A filter on the games of a batch: a boolean mask of shape (len(batch),).

@@ -326,3 +326,15 @@ def rewrite(folder: Path, manifest: Manifest, *, durable: bool = True) -> None:
     crash cut short before appending to it)."""
     text = "".join(entry.to_line() for entry in manifest.entries)
     write_file(folder / MANIFEST_FILE, text.encode("utf-8"), durable=durable)
+
+
+def progress_text(folder: Path, meta: dict) -> str:
+    """ "N of M games" (matches, in match play) held in finished chunks."""
+    done = read_manifest(folder).completed
+    unit = "matches" if meta.get("unit") == "match" else "games"
+    return f"{done:,} of {int(meta.get('games', 0)):,} {unit}"
+
+
+def resume_hint(folder: Path, meta: dict) -> str:
+    """The command that completes the run in ``folder`` (its ``run.json`` is ``meta``)."""
+    return f"cardsim simulate {meta.get('game', 'GAME')} --out {folder} --resume"

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from ..errors import CardsimError
 from . import manifest as mf
 from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
+from .manifest import progress_text, resume_hint
 
 LEGACY_GAMES_FILE = "games.parquet"
 LEGACY_MATCHES_FILE = "matches.parquet"
@@ -131,13 +132,6 @@ def crashed(folder: Path, meta: dict) -> bool:
     return meta.get("status") == "running" and not is_locked(folder)
 
 
-def progress_text(folder: Path, meta: dict) -> str:
-    """ "N of M games" (matches, in match play) held in finished chunks."""
-    done = mf.read_manifest(folder).completed
-    unit = "matches" if meta.get("unit") == "match" else "games"
-    return f"{done:,} of {int(meta.get('games', 0)):,} {unit}"
-
-
 def lock_run(folder: Path) -> FolderLock:
     """The lock of the run in ``folder``; one held by a run in progress is refused in one
     line: "DIR is in progress: N of M games"."""
@@ -150,10 +144,6 @@ def lock_run(folder: Path) -> FolderLock:
                 f"{folder} is in progress: {progress_text(folder, meta)}; try again when it is done"
             ) from None
         raise
-
-
-def resume_hint(folder: Path, meta: dict) -> str:
-    return f"cardsim simulate {meta.get('game', 'GAME')} --out {folder} --resume"
 
 
 COUNTING_COLUMNS = ("game", "match")
