@@ -216,6 +216,17 @@ def deal_positions(batch: Batch, counts: BalanceCounts) -> np.ndarray:
     return np.where(winner >= 0, (winner - lead) % counts.players, -1)
 
 
+def paired_interval(n: float, total: float, squares: float) -> tuple[float, float, float] | None:
+    """``(mean, lo, hi)``: the mean of ``n`` paired differences from their sum and the sum
+    of their squares, with its 95% normal interval; None for fewer than two."""
+    if n < 2:
+        return None
+    mean = total / n
+    var = max(squares - n * mean * mean, 0.0) / (n - 1)
+    half = _Z * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
 class PairedSums:
     """Paired differences of the :data:`PAIRED_MEASURES` between a rule set and a base on
     the same games, game by game: per measure the games where both count, the sum of the
@@ -276,13 +287,9 @@ class PairedSums:
         than two games were paired on ``name``."""
         if name == "seat_spread":
             return self.spread_interval()
-        if name not in self.sums or self.sums[name][0] < 2:
+        if name not in self.sums:
             return None
-        n, total, squares = self.sums[name]
-        mean = total / n
-        var = max(squares - n * mean * mean, 0.0) / (n - 1)
-        half = _Z * math.sqrt(var / n)
-        return mean, mean - half, mean + half
+        return paired_interval(*self.sums[name])
 
 
 class SkillCounts:

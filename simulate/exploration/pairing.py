@@ -14,15 +14,12 @@ each pair's games in common, the sum of their differences and of their squares
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .measure import Candidate
 
 RACE_BLOCK = 1 << 14
 """Games the candidates of a round play in step before their values are paired."""
-_Z = 1.959963984540054
 
 
 def deal_key(candidate: Candidate) -> str | None:
@@ -84,14 +81,12 @@ class PairTable:
     ) -> tuple[float, float, float] | None:
         """``(difference, lo, hi)``: the mean of ``mine − other`` over their paired games
         with its 95% normal interval; None when they were not paired on ``name``."""
+        from analysis.balance import paired_interval
+
         a, b = mine.index, other.index
         pair = (a, b) if a < b else (b, a)
         found = self.sums.get(pair, {}).get(name)
-        if found is None or found[0] < 2:
+        if found is None:
             return None
         n, total, squares = found
-        total = total if a < b else -total
-        mean = total / n
-        var = max(squares - n * mean * mean, 0.0) / (n - 1)
-        half = _Z * math.sqrt(var / n)
-        return mean, mean - half, mean + half
+        return paired_interval(n, total if a < b else -total, squares)
