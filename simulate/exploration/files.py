@@ -273,11 +273,11 @@ def explore_meta(result: Result) -> dict:
                 ),
                 "paired": (
                     {
-                        name: c.paired.interval(name)
+                        name: found
                         for name in [*c.paired.sums, "seat_spread"]
-                        if c.paired.interval(name) is not None
+                        if (found := c.paired.interval(name)) is not None
                     }
-                    if c.paired is not None and c is not result.base
+                    if c.paired is not None
                     else {}
                 ),
                 "requirements": {

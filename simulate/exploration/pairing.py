@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .measure import Candidate
+from .space import Aim
 
 RACE_BLOCK = 1 << 14
 """Games the candidates of a round play in step before their values are paired."""
@@ -90,3 +91,23 @@ class PairTable:
             return None
         n, total, squares = found
         return paired_interval(n, total if a < b else -total, squares)
+
+
+def loss_difference(
+    found: tuple[float, float, float], aim: Aim, mine: float, theirs: float
+) -> tuple[float, float, float] | None:
+    """``(D, lo, hi)`` of ``loss(mine) − loss(theirs)`` from ``found``, the difference of
+    the measure itself (mine − theirs) with its interval, ``mine`` and ``theirs`` being the
+    two estimates; None where the loss is not that difference up to its sign (estimates
+    on either side of a target)."""
+    sign = 1.0
+    if aim.goal == "max":
+        sign = -1.0
+    elif aim.goal == "target":
+        above = (mine - aim.target, theirs - aim.target)
+        if above[0] * above[1] <= 0:
+            return None
+        sign = 1.0 if above[0] > 0 else -1.0
+    d, lo, hi = found
+    low, high = sorted((sign * lo, sign * hi))
+    return sign * d, low, high

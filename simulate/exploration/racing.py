@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 from ..measures import negligible
 from .measure import Candidate
+from .pairing import loss_difference
 from .plan import BEST_ONE_AIM, BEST_SEVERAL_AIMS
 from .space import FAILED, MET, Aim
 
@@ -82,23 +83,9 @@ def beaten(
 def _paired_loss(pairs, mine: Candidate, other: Candidate, aim: Aim, value: float, theirs: float):
     """``(D, lo, hi)`` of ``loss(mine) − loss(other)`` from their paired differences, or
     None where they were not paired on the aim's measure or the loss is not a difference
-    of the measure (estimates on either side of a target)."""
-    if pairs is None:
-        return None
-    found = pairs.interval(mine, other, aim.measure)
-    if found is None:
-        return None
-    sign = 1.0
-    if aim.goal == "max":
-        sign = -1.0
-    elif aim.goal == "target":
-        above = (value - aim.target, theirs - aim.target)
-        if above[0] * above[1] <= 0:
-            return None
-        sign = 1.0 if above[0] > 0 else -1.0
-    d, lo, hi = found
-    low, high = sorted((sign * lo, sign * hi))
-    return sign * d, low, high
+    of the measure (:func:`~simulate.exploration.pairing.loss_difference`)."""
+    found = pairs.interval(mine, other, aim.measure) if pairs is not None else None
+    return None if found is None else loss_difference(found, aim, value, theirs)
 
 
 def eliminate(

@@ -379,6 +379,7 @@ class _State:
                 if base is not None and self._pairs(base, candidate)
                 else None
             )
+        pairing = any(c.paired is not None for c in confirmed)
         stop = HOLDOUT_FIRST + planned
         for first in range(HOLDOUT_FIRST, stop, HELD_OUT_BLOCK):
             end = min(first + HELD_OUT_BLOCK, stop)
@@ -387,7 +388,8 @@ class _State:
                 if candidate.held_out.units < first - HOLDOUT_FIRST:
                     continue  # cut short already: the budget ran out
                 seen: list = []
-                observe = seen.append if candidate.paired is not None or candidate is base else None
+                wanted = candidate.paired is not None or (candidate is base and pairing)
+                observe = seen.append if wanted else None
                 play(
                     candidate,
                     candidate.held_out,
@@ -398,10 +400,9 @@ class _State:
                     observe=observe,
                 )
                 values[id(candidate)] = seen
-            if base is not None:
-                for candidate in confirmed:
-                    if candidate.paired is not None and candidate is not base:
-                        self._pair(candidate, base, values[id(candidate)], values[id(base)])
+            for candidate in confirmed:
+                if candidate.paired is not None and id(candidate) in values and id(base) in values:
+                    self._pair(candidate, base, values[id(candidate)], values[id(base)])
         for candidate in confirmed:
             candidate.confirmed = measure(
                 candidate, candidate.held_out, self.plan.aims, self.plan.requires
@@ -422,7 +423,7 @@ class _State:
         from analysis.statistics.paired import deal_obstacle
 
         if candidate is base or self.plan.base.match_play:
-            return candidate is base and not self.plan.base.match_play
+            return False
         return deal_obstacle(base.request.meta(), candidate.request.meta()) is None
 
     @staticmethod

@@ -158,10 +158,6 @@ class Requirement:
             inside, outside = (lo >= self.bound, hi < self.bound)
         return MET if inside else FAILED if outside else UNCLEAR
 
-    def holds(self, value: float) -> bool:
-        """Whether a value keeps the bound."""
-        return value <= self.bound if self.op == "<=" else value >= self.bound
-
     @property
     def words(self) -> str:
         """``first_seat_advantage at most 1 pt``, ``turns at least 20``."""

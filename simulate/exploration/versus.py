@@ -21,19 +21,10 @@ independent samples: a conservative reading.
 from __future__ import annotations
 
 from .measure import Candidate
+from .pairing import loss_difference
 from .space import Aim
 
 BETTER, WORSE, SAME, HIGHER, LOWER = "better", "worse", "no clear difference", "higher", "lower"
-
-
-def _apart(mine: tuple[float, float, float], theirs: tuple[float, float, float], limit: float):
-    """+1 when ``mine`` is clearly above ``theirs`` (intervals apart, by ``limit`` or more),
-    −1 when clearly below, else 0; each is ``(value, lo, hi)``."""
-    if mine[1] > theirs[2] and mine[0] - theirs[0] >= limit:
-        return 1
-    if mine[2] < theirs[1] and theirs[0] - mine[0] >= limit:
-        return -1
-    return 0
 
 
 def against_base(
@@ -50,58 +41,41 @@ def against_base(
         if name not in base.confirmed.index:
             continue
         mine, theirs = pick.estimate(name, True), base.estimate(name, True)
-        limit = negligible(name, theirs[0])
         bounds = [r for r in requires if r.measure == name]
-        if bounds:
-            rank = {"met": 0, "unclear": 1, "failed": 2}
-            ours = max(rank[pick.requirement_status(r, True)] for r in bounds)
-            basis = max(rank[base.requirement_status(r, True)] for r in bounds)
-            if ours != basis:
-                out[name] = BETTER if ours < basis else WORSE
-                continue
-        way = _paired_way(pick, name, aimed.get(name), mine, theirs, limit)
-        if way is not None:
-            if name in aimed:
-                out[name] = {1: WORSE, -1: BETTER, 0: SAME}[way]
-            elif len({r.op for r in bounds}) == 1:
-                way *= 1 if bounds[0].op == ">=" else -1
-                out[name] = {1: BETTER, -1: WORSE, 0: SAME}[way]
-            else:
-                out[name] = {1: HIGHER, -1: LOWER, 0: SAME}[way]
+        ours, basis = pick.standing(bounds, True), base.standing(bounds, True)
+        if ours != basis:  # a requirement's standing (met, unclear, failed) comes first
+            out[name] = BETTER if ours < basis else WORSE
             continue
-        if name in aimed:
-            aim = aimed[name]
-            loss = (aim.loss(mine[0]), *aim.loss_range(mine[1], mine[2]))
-            base_loss = (aim.loss(theirs[0]), *aim.loss_range(theirs[1], theirs[2]))
-            way = _apart(loss, base_loss, limit)
+        aim = aimed.get(name)
+        way = _way(*_difference(pick, name, aim, mine, theirs), negligible(name, theirs[0]))
+        if aim is not None:  # the difference of losses: larger is worse
             out[name] = {1: WORSE, -1: BETTER, 0: SAME}[way]
-        elif len({r.op for r in bounds}) == 1:
-            # a required measure with the same standing: further inside the bound is better
-            way = _apart(mine, theirs, limit) * (1 if bounds[0].op == ">=" else -1)
+        elif len({r.op for r in bounds}) == 1:  # further inside the bound is better
+            way *= 1 if bounds[0].op == ">=" else -1
             out[name] = {1: BETTER, -1: WORSE, 0: SAME}[way]
         else:
-            out[name] = {1: HIGHER, -1: LOWER, 0: SAME}[_apart(mine, theirs, limit)]
+            out[name] = {1: HIGHER, -1: LOWER, 0: SAME}[way]
     return out
 
 
-def _paired_way(pick: Candidate, name: str, aim: Aim | None, mine, theirs, limit: float):
-    """From the paired differences: +1 when ``pick`` is clearly above the base (on an aim:
-    its loss clearly larger), −1 when clearly below, 0 when not clearly apart; None when
-    the measure was not paired (then the intervals are read as independent)."""
-    found = pick.paired.interval(name) if pick.paired is not None else None
-    if found is None:
-        return None
-    d, lo, hi = found
-    sign = 1
+def _difference(pick: Candidate, name: str, aim: Aim | None, mine, theirs):
+    """``(D, lo, hi)``: ``pick`` minus the base on the aim's loss (on the measure when not
+    aimed), from their paired differences where they were paired on it, else from the two
+    intervals read as independent (``mine`` and ``theirs`` are ``(value, lo, hi)``)."""
+    paired = pick.paired.interval(name) if pick.paired is not None else None
+    if paired is not None:
+        found = paired if aim is None else loss_difference(paired, aim, mine[0], theirs[0])
+        if found is not None:
+            return found
     if aim is not None:
-        if aim.goal == "max":
-            sign = -1
-        elif aim.goal == "target":
-            above = [v - aim.target for v in (mine[0], theirs[0])]
-            if above[0] * above[1] <= 0:
-                return None  # on either side of the target: the loss is not the difference
-            sign = 1 if above[0] > 0 else -1
-    d, lo, hi = (sign * d, *sorted((sign * lo, sign * hi)))
+        mine = (aim.loss(mine[0]), *aim.loss_range(mine[1], mine[2]))
+        theirs = (aim.loss(theirs[0]), *aim.loss_range(theirs[1], theirs[2]))
+    return mine[0] - theirs[0], mine[1] - theirs[2], mine[2] - theirs[1]
+
+
+def _way(d: float, lo: float, hi: float, limit: float) -> int:
+    """+1 when a difference ``d`` (interval ``lo .. hi``) is clearly above 0 (the interval
+    clear of 0 and ``d`` at least ``limit``), −1 when clearly below, else 0."""
     if lo > 0 and d >= limit:
         return 1
     if hi < 0 and -d >= limit:
