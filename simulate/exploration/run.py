@@ -310,9 +310,9 @@ class _State:
         from analysis.balance import deal_values
         from analysis.load import batch_of
 
-        paired = [c for c in alive if deal_key(c) is not None]
-        keys = [deal_key(c) for c in paired]
-        pairing = any(keys.count(k) > 1 for k in keys)
+        keys = {id(c): deal_key(c) for c in alive}
+        shared = Counter(k for k in keys.values() if k is not None)
+        pairing = any(n > 1 for n in shared.values())
         short: set[int] = set()  # cut short by the budget: they play no later block
         for start in range(first, stop, RACE_BLOCK):
             end = min(start + RACE_BLOCK, stop)
@@ -336,13 +336,13 @@ class _State:
                     short.add(id(candidate))
             if not pairing:
                 continue
-            members = [c for c in paired if id(c) in seen and seen[id(c)]]
+            members = [c for c in alive if keys[id(c)] is not None and seen.get(id(c))]
             values = []
             for c in members:
                 table = pa.concat_tables(seen[id(c)])
                 counts = c.search.counts
                 values.append(deal_values(batch_of(table.select(list(counts.columns))), counts))
-            self.pairs.add_block(members, values, [deal_key(c) for c in members])
+            self.pairs.add_block(members, values, [keys[id(c)] for c in members])
 
     def base_candidate(self) -> Candidate:
         """The base rules' candidate: the rule set of the space with the base's rules (made
