@@ -253,22 +253,10 @@ class PairedSums:
         seed. None without paired winners."""
         if self.joint is None or self.joint.sum() < 2:
             return None
-        from analysis.statistics.bootstrap import BOOTSTRAP_SEED, REPLICATES
+        from analysis.statistics.pair_replicates import percentile_interval, winner_spreads
 
-        joint = self.joint
-        n = int(joint.sum())
-
-        def spreads(cells: np.ndarray) -> np.ndarray:
-            # cells: (..., size, size); seats are rows/columns 1.. (0 is "no winner")
-            mine = cells.sum(axis=-1)[..., 1:] / n
-            base = cells.sum(axis=-2)[..., 1:] / n
-            return (mine.max(-1) - mine.min(-1)) - (base.max(-1) - base.min(-1))
-
-        rng = np.random.default_rng(BOOTSTRAP_SEED)
-        draws = rng.multinomial(n, joint.ravel() / n, size=REPLICATES)
-        replicates = spreads(draws.reshape(REPLICATES, *joint.shape))
-        lo, hi = np.percentile(replicates, [2.5, 97.5])
-        return float(spreads(joint)), float(lo), float(hi)
+        point, replicates = winner_spreads(self.joint)
+        return percentile_interval(point[0] - point[1], replicates[:, 0] - replicates[:, 1])
 
     def update(self, mine: dict[str, np.ndarray], base: dict[str, np.ndarray]) -> None:
         """Add the games of one block: ``mine`` and ``base`` from :func:`deal_values` of

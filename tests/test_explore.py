@@ -847,8 +847,12 @@ def test_paired_differences_separate_rule_sets_the_intervals_cannot():
     differences put one 1.5 turns (5%) shorter to within ±0.2: it is beaten once paired."""
 
     class Paired:
-        def interval(self, mine, other, name):
+        def loss_interval(self, mine, other, aim):
             return (1.5, 1.3, 1.7) if (mine.index, other.index) == (1, 0) else None
+
+        def loss_point(self, mine, other, aim):
+            found = self.loss_interval(mine, other, aim)
+            return None if found is None else found[0]
 
     aims = (Aim("turns", "min"),)
     short = fake(0, {"turns": (30.0, 29.0, 31.0)})
@@ -859,19 +863,84 @@ def test_paired_differences_separate_rule_sets_the_intervals_cannot():
     ]
 
 
-def test_a_race_of_rule_sets_that_deal_alike_drops_on_paired_deals(tmp_path):
+@pytest.mark.parametrize(
+    "game, aim",
+    [
+        (BASE, "turns=min"),  # a mean: the paired differences' mean
+        (["crazy-eights", "--seed", "3"], "seat_spread"),  # paired bootstraps
+        (["crazy-eights", "--seed", "3"], "turns_p90=min"),
+    ],
+)
+def test_a_race_of_rule_sets_that_deal_alike_drops_on_paired_deals(tmp_path, game, aim):
     """Readings of the wild 8 on the same hand size deal the same cards: from round 2 the
-    race reads their turns on the deals' paired differences, and some leave so."""
+    race reads their aim on the deals' paired differences, and some leave so."""
     args = ["--vary", "wild_mode=any,different,own_suit,match_suit", "--vary", "on_no_play=draw_one_pass,draw_until_playable",
-            "--aim", "turns=min", "--budget", "200000", "--first-round", "500"]  # fmt: skip
+            "--aim", aim, "--budget", "200000", "--first-round", "500"]  # fmt: skip
     out = tmp_path / "out"
-    result = invoke("explore", *BASE, *args, "--out", out)
+    result = invoke("explore", *game, *args, "--out", out)
     assert result.exit_code == 0, result.output
     table = read_explore(out / "explore.csv")
     reasons = table["left_because"].dropna()
-    assert (reasons == "beaten on turns (paired deals)").any(), reasons.tolist()
+    why = f"beaten on {aim.split('=')[0]} (paired deals)"
+    assert (reasons == why).any(), reasons.tolist()
     meta = json.loads((out / "explore.json").read_text())
-    assert any("beaten on turns (paired deals)" in r["reasons"] for r in meta["rounds"])
+    assert any(why in r["reasons"] for r in meta["rounds"])
+
+
+def test_the_pair_table_bootstraps_the_measures_that_are_not_means():
+    """The seat spread from the pairs' winners counted together (the picks' own paired
+    bootstrap, exactly), the 90th percentile from the lengths of the blocks both played,
+    and a target the two lie on either side of from the pair's paired covariance."""
+    from analysis.balance import PairedSums
+    from analysis.statistics import pair_replicates as pr
+    from simulate.exploration.pairing import PairTable
+
+    rng = np.random.default_rng(8)
+    shared = rng.integers(20, 40, 6000).astype(float)
+    turns = {k: shared + rng.integers(0, 3 + i, 6000) for i, k in enumerate("abo")}
+    seats = {k: np.where(rng.random(6000) < 0.8, shared.astype(int) % 4, rng.integers(-1, 4, 6000)) for k in "abo"}  # fmt: skip
+    a, b, other = (fake(i, {"turns": (30.0, 29.0, 31.0)}) for i in (2, 1, 0))
+    aims = {n: Aim(n, "min") for n in ("seat_spread", "turns_p90")}
+    table = PairTable(list(aims), 4)
+    for start in (0, 3000):
+        part = slice(start, start + 3000)
+        values = [{"turns": turns[k][part]} for k in "abo"]
+        positions = [seats[k][part] for k in "abo"]
+        keys = ["7 cards", "7 cards", "8 cards"]
+        table.add_block([a, b, other], values, keys, positions=positions, start=start)
+    sums = PairedSums(4)
+    sums.update_positions(seats["a"], seats["b"])
+    assert table.loss_interval(a, b, aims["seat_spread"]) == pytest.approx(
+        sums.spread_interval(),
+        rel=0.05,  # 500 replicates against 2,000
+    )
+    assert table.loss_point(a, b, aims["seat_spread"]) == sums.spread_interval()[0]
+    d, lo, hi = table.loss_interval(a, b, aims["turns_p90"])
+    assert d == np.quantile(turns["a"], 0.9) - np.quantile(turns["b"], 0.9)
+    point, draws = pr.quantile_pair(turns["a"], turns["b"], replicates=500)
+    assert (d, lo, hi) == pr.percentile_interval(d, draws[:, 0] - draws[:, 1])
+    back = table.loss_interval(b, a, aims["turns_p90"])
+    assert back[0] == -d and back[1] == pytest.approx(-hi, abs=0.5)
+    for name in aims:  # other cards are dealt: not paired
+        assert table.loss_interval(a, other, aims[name]) is None
+    # turns: a mean; a target between the two estimates is read on a paired bootstrap
+    means = PairTable(["turns"])
+    for start in (0, 3000):
+        part = slice(start, start + 3000)
+        means.add_block([a, b], [{"turns": turns[k][part]} for k in "ab"], ["7", "7"])
+    mine, theirs = turns["a"].mean(), turns["b"].mean()
+    target = (mine + theirs) / 2
+    a.estimates.loc["turns"] = (mine, mine - 0.2, mine + 0.2)
+    b.estimates.loc["turns"] = (theirs, theirs - 0.2, theirs + 0.2)
+    d, lo, hi = means.loss_interval(a, b, Aim("turns", "target", target))
+    assert d == pytest.approx(abs(mine - target) - abs(theirs - target), abs=1e-9)
+    brute = []  # the games resampled as pairs
+    for _ in range(400):
+        picked = rng.integers(0, 6000, 6000)
+        ours = [abs(turns[k][picked].mean() - target) for k in "ab"]
+        brute.append(ours[0] - ours[1])
+    assert lo <= d <= hi
+    assert hi - lo == pytest.approx(np.diff(np.percentile(brute, [2.5, 97.5]))[0], rel=0.2)
 
 
 def test_the_seat_spreads_paired_bootstrap():

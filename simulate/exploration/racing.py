@@ -13,9 +13,11 @@ measure gives an interval of its loss. After each round a candidate leaves the r
   for it, however much better one is on another aim. A noisy aim (an advantage known to
   ±3 points after 1,000 games) so keeps every rule set it cannot yet rank.
 
-Rule sets that deal alike are compared, on the measures that are means over games, on
-their paired differences over the games they played in step from round 2 on
-(:class:`~simulate.exploration.pairing.PairTable`), which leaves out the luck of the deal.
+Rule sets that deal alike are compared on their paired differences over the games they
+played in step from round 2 on (:class:`~simulate.exploration.pairing.PairTable`), which
+leaves out the luck of the deal: the mean of the differences for the measures that are
+means over games, a paired bootstrap for the others (the seat spread, the 90th percentile,
+a distance to a target the two lie on either side of).
 
 A drop needs the difference's 95% interval clear of 0, so one comparison errs with
 probability well under 5% (both intervals would have to miss); over every pair and round
@@ -34,7 +36,6 @@ from collections.abc import Sequence
 
 from ..measures import negligible
 from .measure import Candidate
-from .pairing import loss_difference
 from .plan import BEST_ONE_AIM, BEST_SEVERAL_AIMS
 from .space import FAILED, MET, Aim
 
@@ -49,10 +50,10 @@ def beats(other: Candidate, mine: Candidate, aims: tuple[Aim, ...], pairs=None) 
     - clearly better: ``D`` is at least ``t`` and its lower bound is above 0.
 
     ``D``'s interval is the paired one where ``pairs``
-    (:class:`~simulate.exploration.pairing.PairTable`) holds the two rule sets' paired
-    differences on the measure (a mean over games, both estimates on the same side of a
-    target); else it is read from the two loss intervals (``mine``'s smallest loss minus
-    ``other``'s largest, and so on). The first aim (in the aims' order) on which it is
+    (:class:`~simulate.exploration.pairing.PairTable`) paired the two rule sets on the
+    aim's measure (:meth:`~simulate.exploration.pairing.PairTable.loss_interval`); else it
+    is read from the two loss intervals (``mine``'s smallest loss minus ``other``'s
+    largest, and so on). The first aim (in the aims' order) on which it is
     clearly better is returned."""
     found = beaten(other, mine, aims, pairs)
     return None if found is None else found[0]
@@ -63,29 +64,32 @@ def beaten(
 ) -> tuple[Aim, bool] | None:
     """:func:`beats`, with whether the aim it names was read on paired deals."""
     theirs, ours = other.losses(aims), mine.losses(aims)
-    values, my_values = other.values(aims), mine.values(aims)
+    values = other.values(aims)
+    limits = [negligible(aim.measure, values[k][0]) for k, aim in enumerate(aims)]
+    # The differences alone first (a paired bootstrap is dear): an interval holds its
+    # difference, so one below −t rules the drop out, and none reaching t leaves no aim
+    # on which ``other`` is clearly better.
+    points = []
+    for k, aim in enumerate(aims):
+        point = pairs.loss_point(mine, other, aim) if pairs is not None else None
+        points.append(ours[k][0] - theirs[k][0] if point is None else point)
+    if min(p + t for p, t in zip(points, limits, strict=True)) < 0:
+        return None
+    if not any(p >= t for p, t in zip(points, limits, strict=True)):
+        return None
     clearly = None
     for k, aim in enumerate(aims):
-        limit = negligible(aim.measure, values[k][0])
-        found = _paired_loss(pairs, mine, other, aim, my_values[k][0], values[k][0])
+        found = pairs.loss_interval(mine, other, aim) if pairs is not None else None
         paired = found is not None
         if found is None:
             t, m = theirs[k], ours[k]
             found = (m[0] - t[0], m[1] - t[2], m[2] - t[1])
         difference, low, _ = found
-        if low < -limit:
+        if low < -limits[k]:
             return None
-        if clearly is None and difference >= limit and low > 0:
+        if clearly is None and difference >= limits[k] and low > 0:
             clearly = (aim, paired)
     return clearly
-
-
-def _paired_loss(pairs, mine: Candidate, other: Candidate, aim: Aim, value: float, theirs: float):
-    """``(D, lo, hi)`` of ``loss(mine) − loss(other)`` from their paired differences, or
-    None where they were not paired on the aim's measure or the loss is not a difference
-    of the measure (:func:`~simulate.exploration.pairing.loss_difference`)."""
-    found = pairs.interval(mine, other, aim.measure) if pairs is not None else None
-    return None if found is None else loss_difference(found, aim, value, theirs)
 
 
 def eliminate(

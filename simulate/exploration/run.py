@@ -129,7 +129,7 @@ class _State:
         self.rounds: list[Round] = []
         self.proposals: Counter = Counter()
         self._dearest: int | None = None
-        self.pairs = PairTable()
+        self.pairs = PairTable([aim.measure for aim in plan.aims], plan.players)
         """Paired differences of the race's candidates that deal alike (rounds 2 on)."""
 
     @property
@@ -307,7 +307,7 @@ class _State:
         """Play games ``first .. stop − 1`` of every candidate in ``alive``, block by block
         of :data:`~simulate.exploration.pairing.RACE_BLOCK`, pairing the games of those
         that deal alike (:attr:`pairs`) as each block is played."""
-        from analysis.balance import deal_values
+        from analysis.balance import deal_positions, deal_values
         from analysis.load import batch_of
 
         keys = {id(c): deal_key(c) for c in alive}
@@ -337,12 +337,15 @@ class _State:
             if not pairing:
                 continue
             members = [c for c in alive if keys[id(c)] is not None and seen.get(id(c))]
-            values = []
+            values, positions = [], []
             for c in members:
                 table = pa.concat_tables(seen[id(c)])
                 counts = c.search.counts
-                values.append(deal_values(batch_of(table.select(list(counts.columns))), counts))
-            self.pairs.add_block(members, values, [keys[id(c)] for c in members])
+                batch = batch_of(table.select(list(counts.columns)))
+                values.append(deal_values(batch, counts))
+                positions.append(deal_positions(batch, counts))
+            keyed = [keys[id(c)] for c in members]
+            self.pairs.add_block(members, values, keyed, positions=positions, start=start)
 
     def base_candidate(self) -> Candidate:
         """The base rules' candidate: the rule set of the space with the base's rules (made
