@@ -227,59 +227,6 @@ def paired_interval(n: float, total: float, squares: float) -> tuple[float, floa
     return mean, mean - half, mean + half
 
 
-class PairedSums:
-    """Paired differences of the :data:`PAIRED_MEASURES` between a rule set and a base on
-    the same games, game by game: per measure the games where both count, the sum of the
-    differences and of their squares; and the games counted by (this one's winner, the
-    base's winner), seats from the leader, for the seat spread's paired bootstrap. Memory
-    does not grow with the games."""
-
-    def __init__(self, players: int | None = None):
-        self.sums: dict[str, np.ndarray] = {}
-        self.joint = None if players is None else np.zeros((players + 1, players + 1), np.int64)
-
-    def update_positions(self, mine: np.ndarray, base: np.ndarray) -> None:
-        """Add one block's winners (:func:`deal_positions` of the same games, in order)."""
-        if self.joint is None:
-            return
-        size = self.joint.shape[0]
-        cells = np.bincount((mine + 1) * size + (base + 1), minlength=size * size)
-        self.joint += cells.reshape(size, size)
-
-    def spread_interval(self) -> tuple[float, float, float] | None:
-        """``(difference, lo, hi)`` of the seat spread (this one's minus the base's) over the
-        paired games, with the 95% percentile interval of a paired bootstrap: the games
-        resampled as pairs, from the counts of (winner, winner), with the bootstrap's own
-        seed. None without paired winners."""
-        if self.joint is None or self.joint.sum() < 2:
-            return None
-        from analysis.statistics.pair_replicates import percentile_interval, winner_spreads
-
-        point, replicates = winner_spreads(self.joint)
-        return percentile_interval(point[0] - point[1], replicates[:, 0] - replicates[:, 1])
-
-    def update(self, mine: dict[str, np.ndarray], base: dict[str, np.ndarray]) -> None:
-        """Add the games of one block: ``mine`` and ``base`` from :func:`deal_values` of
-        the same games, in the same order."""
-        for name in PAIRED_MEASURES:
-            if name not in mine or name not in base:
-                continue
-            d = mine[name] - base[name]
-            d = d[~np.isnan(d)]
-            found = self.sums.setdefault(name, np.zeros(3))
-            found += (d.size, d.sum(), np.square(d).sum())
-
-    def interval(self, name: str) -> tuple[float, float, float] | None:
-        """``(difference, lo, hi)``: the mean paired difference (mine − base) with its 95%
-        normal interval (for ``seat_spread``, :meth:`spread_interval`); None when fewer
-        than two games were paired on ``name``."""
-        if name == "seat_spread":
-            return self.spread_interval()
-        if name not in self.sums:
-            return None
-        return paired_interval(*self.sums[name])
-
-
 class SkillCounts:
     """The skill games, batch by batch (an accumulator of :func:`analysis.load.scan`): per
     cluster of records that share their cards (the rotations of a deal; in match play a

@@ -775,22 +775,28 @@ def test_the_answer_says_which_picks_are_worse_than_the_base(tmp_path):
     assert answer.startswith("Worse than the base rules on what was asked: " + "; ".join(worse))
 
 
-def test_paired_sums_are_the_games_paired_differences():
-    from analysis.balance import PairedSums
+def test_a_pick_is_paired_with_the_base_game_by_game():
+    from simulate.exploration.pairing import PairTable, WithBase
 
     rng = np.random.default_rng(3)
     base = rng.integers(20, 40, 5000).astype(float)
     mine = base + rng.integers(-2, 4, 5000)
     mine[::50] = np.nan  # a game that did not end counts in neither
-    paired = PairedSums()
+    pick, basis = fake(4, {}), fake(-1, {})
+    table = PairTable(None, None, replicates=2000)
     for part in np.array_split(np.arange(5000), 7):  # block by block, as the held-out play
-        paired.update({"turns": mine[part]}, {"turns": base[part]})
+        values = [{"turns": mine[part]}, {"turns": base[part]}]
+        table.add_block([pick, basis], values, ["base", "base"], start=int(part[0]))
+    paired = WithBase(table, pick, basis)
     d = (mine - base)[~np.isnan(mine)]
     value, lo, hi = paired.interval("turns")
     assert value == pytest.approx(d.mean())
     half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(d.size)
     assert (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half))
     assert paired.interval("comebacks") is None
+    assert paired.names() == ["turns", "turns_p90"]
+    p90 = paired.interval("turns_p90")[0]
+    assert p90 == np.nanquantile(mine, 0.9) - np.quantile(base, 0.9)
 
 
 def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
@@ -811,8 +817,8 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
         if table.loc[pick["row"], "hand_size"] != base_hand:
             assert pick["paired"] == {}
             continue
-        assert set(pick["paired"]) >= {"first_seat_advantage", "decisive", "turns"}
-        for name in ("first_seat_advantage", "turns", "seat_spread"):
+        assert set(pick["paired"]) >= {"first_seat_advantage", "decisive", "turns", "turns_p90"}
+        for name in ("first_seat_advantage", "turns", "seat_spread", "turns_p90"):
             value, lo, hi = pick["paired"][name]
             expected = pick["measures"][name][0] - base["measures"][name][0]
             assert value == pytest.approx(expected, abs=1e-9) and lo <= value <= hi
@@ -830,7 +836,8 @@ def test_the_pair_table_holds_each_pairs_paired_differences():
     table = PairTable()
     for part in np.array_split(np.arange(3000), 3):
         values = [{"turns": turns[k][part]} for k in "abco"]
-        table.add_block([a, b, c, other], values, ["7 cards", "7 cards", "7 cards", "8 cards"])
+        keys = ["7 cards", "7 cards", "7 cards", "8 cards"]
+        table.add_block([a, b, c, other], values, keys, start=int(part[0]))
     d = turns["a"] - turns["b"]
     d = d[~np.isnan(d)]
     value, lo, hi = table.interval(a, b, "turns")
@@ -891,7 +898,6 @@ def test_the_pair_table_bootstraps_the_measures_that_are_not_means():
     """The seat spread from the pairs' winners counted together (the picks' own paired
     bootstrap, exactly), the 90th percentile from the lengths of the blocks both played,
     and a target the two lie on either side of from the pair's paired covariance."""
-    from analysis.balance import PairedSums
     from analysis.statistics import pair_replicates as pr
     from simulate.exploration.pairing import PairTable
 
@@ -908,13 +914,13 @@ def test_the_pair_table_bootstraps_the_measures_that_are_not_means():
         positions = [seats[k][part] for k in "abo"]
         keys = ["7 cards", "7 cards", "8 cards"]
         table.add_block([a, b, other], values, keys, positions=positions, start=start)
-    sums = PairedSums(4)
-    sums.update_positions(seats["a"], seats["b"])
-    assert table.loss_interval(a, b, aims["seat_spread"]) == pytest.approx(
-        sums.spread_interval(),
-        rel=0.05,  # 500 replicates against 2,000
-    )
-    assert table.loss_point(a, b, aims["seat_spread"]) == sums.spread_interval()[0]
+    joint = np.zeros((5, 5), np.int64)
+    np.add.at(joint, (seats["a"] + 1, seats["b"] + 1), 1)
+    point, draws = pr.winner_spreads(joint, replicates=500)
+    spread = pr.percentile_interval(point[0] - point[1], draws[:, 0] - draws[:, 1])
+    assert table.loss_interval(a, b, aims["seat_spread"]) == spread
+    assert table.loss_point(a, b, aims["seat_spread"]) == spread[0]
+    assert table.loss_interval(b, a, aims["seat_spread"])[0] == -spread[0]
     d, lo, hi = table.loss_interval(a, b, aims["turns_p90"])
     assert d == np.quantile(turns["a"], 0.9) - np.quantile(turns["b"], 0.9)
     point, draws = pr.quantile_pair(turns["a"], turns["b"], replicates=500)
@@ -927,7 +933,8 @@ def test_the_pair_table_bootstraps_the_measures_that_are_not_means():
     means = PairTable(["turns"])
     for start in (0, 3000):
         part = slice(start, start + 3000)
-        means.add_block([a, b], [{"turns": turns[k][part]} for k in "ab"], ["7", "7"])
+        values = [{"turns": turns[k][part]} for k in "ab"]
+        means.add_block([a, b], values, ["7", "7"], start=start)
     mine, theirs = turns["a"].mean(), turns["b"].mean()
     target = (mine + theirs) / 2
     a.estimates.loc["turns"] = (mine, mine - 0.2, mine + 0.2)
@@ -947,20 +954,26 @@ def test_the_seat_spreads_paired_bootstrap():
     """Winners counted in pairs (this rule set's, the base's): the same winners give no
     difference at all; a rule set that moves a tenth of one seat's wins to another widens
     the spread by the shares moved, inside an interval that holds it."""
-    from analysis.balance import PairedSums
+    from simulate.exploration.pairing import PairTable, WithBase
 
     rng = np.random.default_rng(2)
     base = rng.integers(-1, 4, 40_000)
-    same = PairedSums(4)
-    same.update_positions(base, base)
-    assert same.spread_interval() == (0.0, 0.0, 0.0)
+    pick, basis = fake(1, {}), fake(-1, {})
+
+    def paired(mine, blocks):
+        table = PairTable(None, 4, replicates=2000)
+        for part in np.array_split(np.arange(base.size), blocks):
+            values = [{"decisive": (w[part] >= 0).astype(float)} for w in (mine, base)]
+            positions = [mine[part], base[part]]
+            keys = ["b", "b"]
+            table.add_block([pick, basis], values, keys, positions=positions, start=int(part[0]))
+        return WithBase(table, pick, basis)
+
+    assert paired(base, 1).interval("seat_spread") == (0.0, 0.0, 0.0)
     mine = base.copy()
     moved = (base == 2) & (rng.random(base.size) < 0.1)
     mine[moved] = 1
-    paired = PairedSums(4)
-    for part in np.array_split(np.arange(base.size), 4):
-        paired.update_positions(mine[part], base[part])
     spread = lambda w: np.ptp(np.bincount(w[w >= 0], minlength=4) / w.size)  # noqa: E731
-    value, lo, hi = paired.interval("seat_spread")
+    value, lo, hi = paired(mine, 4).interval("seat_spread")
     assert value == pytest.approx(spread(mine) - spread(base))
     assert lo < value < hi and lo > 0  # the shares moved are known to be moved

@@ -274,7 +274,7 @@ def explore_meta(result: Result) -> dict:
                 "paired": (
                     {
                         name: found
-                        for name in [*c.paired.sums, "seat_spread"]
+                        for name in c.paired.names()
                         if (found := c.paired.interval(name)) is not None
                     }
                     if c.paired is not None

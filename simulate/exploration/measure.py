@@ -112,7 +112,8 @@ class Candidate:
     is_base: bool = False
     paired: Any = None
     """Held out: the paired differences from the base rules on the same deals
-    (:class:`analysis.balance.PairedSums`), where the two deal alike; else None."""
+    (:class:`~simulate.exploration.pairing.WithBase`), where the two deal alike; else
+    None."""
     left_because: str | None = None
     """Why the race dropped it: ``fails R`` or ``beaten on MEASURE``."""
     twin_of: Any = None

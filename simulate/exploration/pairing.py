@@ -51,17 +51,25 @@ class PairTable:
     """Per pair of candidates (by product index) that deal alike, over the games they
     played in step: per measure that is a mean, ``(games, Σd, Σd², Σx_a, Σx_b, Σx_a²,
     Σx_b²)`` with ``d = x_a − x_b`` and ``a`` the smaller index; the games counted by
-    (``a``'s winner, ``b``'s winner) when the seat spread is aimed at; and, when the 90th
+    (``a``'s winner, ``b``'s winner) when the seat spread is compared; and, when the 90th
     percentile of the length is, each candidate's lengths game by game (four bytes a game
     played in step), from which a pair's games are counted on demand.
 
-    ``measures``: the aimed measures (None: every mean, nothing else); ``players``: the
-    seats a winner is counted in."""
+    ``measures``: the measures compared (None: every one the games give); ``players``:
+    the seats a winner is counted in (None: the seat spread is not paired);
+    ``replicates``: each bootstrap's."""
 
-    def __init__(self, measures=None, players: int | None = None):
+    def __init__(
+        self,
+        measures=None,
+        players: int | None = None,
+        *,
+        replicates: int = RACE_REPLICATES,
+    ):
         self.sums: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         self.measures = None if measures is None else set(measures)
         self.players = players
+        self.replicates = replicates
         self.winners: dict[tuple[int, int], np.ndarray] = {}
         self.lengths: dict[int, dict[int, np.ndarray]] = {}
         self._found: dict[tuple, tuple[float, float, float] | None] = {}
@@ -75,8 +83,8 @@ class PairTable:
         values: list[dict[str, np.ndarray]],
         keys: list[str | None],
         *,
+        start: int,
         positions: list[np.ndarray] | None = None,
-        start: int = 0,
     ) -> None:
         """Add one block of games played in step by ``members``; ``values[i]`` is
         :func:`analysis.balance.deal_values` of member i's games, in the same game order,
@@ -162,8 +170,26 @@ class PairTable:
         None when the two were not paired on the aim's measure."""
         key = (mine.index, other.index, aim)
         if key not in self._found:
-            self._found[key] = self._loss(mine, other, aim, RACE_REPLICATES)
+            self._found[key] = self._loss(mine, other, aim, self.replicates)
         return self._found[key]
+
+    def difference(
+        self, mine: Candidate, other: Candidate, name: str
+    ) -> tuple[float, float, float] | None:
+        """``(D, lo, hi)`` of measure ``name``, ``mine`` minus ``other``, over their paired
+        games (:meth:`loss_interval` of the measure itself); None when not paired on it."""
+        return self.loss_interval(mine, other, Aim(name, "min"))
+
+    def names(self, mine: Candidate, other: Candidate) -> list[str]:
+        """The measures on which ``mine`` and ``other`` were paired."""
+        a, b = mine.index, other.index
+        pair = (min(a, b), max(a, b))
+        found = list(self.sums.get(pair, {}))
+        if pair in self.winners:
+            found.append(SPREAD)
+        if a in self.lengths and b in self.lengths:
+            found.append(LENGTH_P90)
+        return found
 
     def loss_point(self, mine: Candidate, other: Candidate, aim: Aim) -> float | None:
         """``D`` of :meth:`loss_interval` without its interval (no bootstrap: cheap)."""
@@ -194,11 +220,10 @@ class PairTable:
             mean = paired_interval(n, -total if a > b else total, squares)
             if mean is None:
                 return None
-            values = [c.values((aim,))[0][0] for c in (mine, other)]
-            found = loss_difference(mean, aim, *values)
+            sums, powers = ((sb, sa), (sbb, saa)) if a > b else ((sa, sb), (saa, sbb))
+            found = loss_difference(mean, aim, sums[0] / n, sums[1] / n)
             if found is not None:
                 return found
-            sums, powers = ((sb, sa), (sbb, saa)) if a > b else ((sa, sb), (saa, sbb))
             found = pr.mean_pair(n, sums, powers, squares, replicates=replicates)
         if found is None:
             return None
@@ -218,6 +243,26 @@ class PairTable:
         x = np.concatenate([ours[s] for s in starts]).astype(float)
         y = np.concatenate([theirs[s] for s in starts]).astype(float)
         return x, y
+
+
+class WithBase:
+    """A pick's paired differences from the base rules over the held-out deals both played
+    (:attr:`Candidate.paired`): a view of the confirmation's :class:`PairTable`."""
+
+    def __init__(self, table: PairTable, pick: Candidate, base: Candidate):
+        self.table, self.pick, self.base = table, pick, base
+
+    def names(self) -> list[str]:
+        """The measures paired."""
+        return self.table.names(self.pick, self.base)
+
+    def interval(self, name: str) -> tuple[float, float, float] | None:
+        """``(D, lo, hi)``: the pick minus the base on measure ``name``."""
+        return self.table.difference(self.pick, self.base, name)
+
+    def loss_interval(self, aim: Aim) -> tuple[float, float, float] | None:
+        """``(D, lo, hi)``: the pick's loss minus the base's on ``aim``."""
+        return self.table.loss_interval(self.pick, self.base, aim)
 
 
 def loss_difference(

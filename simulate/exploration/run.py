@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from .measure import Budget, Candidate, measure, play
-from .pairing import RACE_BLOCK, PairTable, deal_key
+from .pairing import RACE_BLOCK, PairTable, WithBase, deal_key
 from .plan import BATCH, BEST_ONE_AIM, BEST_SEVERAL_AIMS, HOLDOUT_FIRST, PROPOSAL_SHARE, Plan
 from .racing import best, eliminate
 from .search import PATIENCE, Proposer
@@ -371,18 +371,20 @@ class _State:
         by block of :data:`HELD_OUT_BLOCK` games, so that each one that deals like the base
         rules (single deals) is paired with them game by game as it plays
         (:attr:`Candidate.paired`). Returns the fewest games any played."""
-        from analysis.balance import PairedSums
+        from analysis.statistics.bootstrap import REPLICATES
 
         per_unit = sum(self.budget.per_unit(c, planning=True) for c in confirmed)
         planned = self.budget.left // per_unit
         base = next((c for c in confirmed if c.is_base), None)
+        table = PairTable(None, self.plan.players, replicates=REPLICATES)
+        paired = [c for c in confirmed if base is not None and self._pairs(base, c)]
         for candidate in confirmed:
-            candidate.paired = (
-                PairedSums(self.plan.players)
-                if base is not None and self._pairs(base, candidate)
-                else None
-            )
-        pairing = any(c.paired is not None for c in confirmed)
+            candidate.paired = None
+        for candidate in paired:
+            candidate.paired = WithBase(table, candidate, base)
+        if paired:
+            paired.append(base)
+        observed = {id(c) for c in paired}
         stop = HOLDOUT_FIRST + planned
         for first in range(HOLDOUT_FIRST, stop, HELD_OUT_BLOCK):
             end = min(first + HELD_OUT_BLOCK, stop)
@@ -391,8 +393,6 @@ class _State:
                 if candidate.held_out.units < first - HOLDOUT_FIRST:
                     continue  # cut short already: the budget ran out
                 seen: list = []
-                wanted = candidate.paired is not None or (candidate is base and pairing)
-                observe = seen.append if wanted else None
                 play(
                     candidate,
                     candidate.held_out,
@@ -400,12 +400,12 @@ class _State:
                     end,
                     self.budget,
                     cluster=self.cluster,
-                    observe=observe,
+                    observe=seen.append if id(candidate) in observed else None,
                 )
                 values[id(candidate)] = seen
-            for candidate in confirmed:
-                if candidate.paired is not None and id(candidate) in values and id(base) in values:
-                    self._pair(candidate, base, values[id(candidate)], values[id(base)])
+            members = [c for c in paired if values.get(id(c))]
+            if len(members) > 1 and members[-1] is base:
+                _pair_block(table, members, [values[id(c)] for c in members], first)
         for candidate in confirmed:
             candidate.confirmed = measure(
                 candidate, candidate.held_out, self.plan.aims, self.plan.requires
@@ -429,29 +429,28 @@ class _State:
             return False
         return deal_obstacle(base.request.meta(), candidate.request.meta()) is None
 
-    @staticmethod
-    def _pair(candidate: Candidate, base: Candidate, mine: list, theirs: list) -> None:
-        """Add a block's paired differences: the two lists of chunk tables hold the same
-        games in the same order (checked)."""
-        import pyarrow as pa
 
-        from analysis.balance import deal_positions, deal_values
-        from analysis.load import batch_of
+def _pair_block(table: PairTable, members: list[Candidate], tables: list[list], start: int) -> None:
+    """Add one held-out block of ``members`` (the base among them) to ``table``: their
+    chunk tables hold the same games in the same order (checked), a block cut short by the
+    budget counting its games in common."""
+    from analysis.balance import deal_positions, deal_values
+    from analysis.load import batch_of
 
-        if not mine or not theirs:
-            return
-        tables = [pa.concat_tables(t) for t in (mine, theirs)]
-        rows = min(t.num_rows for t in tables)  # a block cut short: its common games
-        tables = [t.slice(0, rows) for t in tables]
-        games = [t.column("game").to_numpy() for t in tables]
-        if not (games[0] == games[1]).all():
-            raise AssertionError("held-out games out of step")  # a bug, not a user error
-        counts = (candidate.held_out.counts, base.held_out.counts)
-        batches = [batch_of(t.select(list(c.columns))) for t, c in zip(tables, counts, strict=True)]
-        values = [deal_values(b, c) for b, c in zip(batches, counts, strict=True)]
-        candidate.paired.update(values[0], values[1])
-        positions = [deal_positions(b, c) for b, c in zip(batches, counts, strict=True)]
-        candidate.paired.update_positions(positions[0], positions[1])
+    joined = [pa.concat_tables(t) for t in tables]
+    rows = min(t.num_rows for t in joined)
+    joined = [t.slice(0, rows) for t in joined]
+    games = joined[0].column("game").to_numpy()
+    if any((t.column("game").to_numpy() != games).any() for t in joined[1:]):
+        raise AssertionError("held-out games out of step")  # a bug, not a user error
+    values, positions = [], []
+    for candidate, found in zip(members, joined, strict=True):
+        counts = candidate.held_out.counts
+        batch = batch_of(found.select(list(counts.columns)))
+        values.append(deal_values(batch, counts))
+        positions.append(deal_positions(batch, counts))
+    keys = ["base"] * len(members)
+    table.add_block(members, values, keys, positions=positions, start=start)
 
 
 def _reasons(dropped: list[Candidate]) -> dict[str, int]:

@@ -8,20 +8,19 @@ lower for min); on a required one, better standing (met, unclear, failed) comes 
 the value as for no aim; on any other measure the words are ``higher`` and ``lower``.
 
 Where the pick deals like the base (single deals, the same deal shape: the same held-out
-deals card for card), the measures that are means over games (the first seat's advantage,
-decisiveness, turns, lead changes, comebacks: :data:`analysis.balance.PAIRED_MEASURES`) are
-compared on the mean of the games' paired differences and its 95% interval
-(:attr:`Candidate.paired`), and the seat spread on a paired bootstrap of the two
-winners' seats (:meth:`analysis.balance.PairedSums.spread_interval`), which tells them
-apart in fewer games; a target aim so only when both estimates lie on the same side of the
-target. Elsewhere (the 90th percentile, skill, other deals) the two intervals are read as
-independent samples: a conservative reading.
+deals card for card), every measure but skill is compared on the deals both played, as
+pairs (:attr:`Candidate.paired`, :class:`~simulate.exploration.pairing.PairTable`): the
+means over games (the first seat's advantage, decisiveness, turns, lead changes,
+comebacks: :data:`analysis.balance.PAIRED_MEASURES`) on the mean of the games' paired
+differences and its 95% normal interval, the seat spread, the 90th percentile and a
+distance to a target the two lie on either side of on a paired bootstrap (2,000
+replicates), which tells them apart in fewer games. Elsewhere (skill, other deals) the two
+intervals are read as independent samples: a conservative reading.
 """
 
 from __future__ import annotations
 
 from .measure import Candidate
-from .pairing import loss_difference
 from .space import Aim
 
 BETTER, WORSE, SAME, HIGHER, LOWER = "better", "worse", "no clear difference", "higher", "lower"
@@ -62,9 +61,8 @@ def _difference(pick: Candidate, name: str, aim: Aim | None, mine, theirs):
     """``(D, lo, hi)``: ``pick`` minus the base on the aim's loss (on the measure when not
     aimed), from their paired differences where they were paired on it, else from the two
     intervals read as independent (``mine`` and ``theirs`` are ``(value, lo, hi)``)."""
-    paired = pick.paired.interval(name) if pick.paired is not None else None
-    if paired is not None:
-        found = paired if aim is None else loss_difference(paired, aim, mine[0], theirs[0])
+    if pick.paired is not None:
+        found = pick.paired.interval(name) if aim is None else pick.paired.loss_interval(aim)
         if found is not None:
             return found
     if aim is not None:
