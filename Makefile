@@ -9,6 +9,12 @@ DEMO_STUDY_DIR := results/demo-study
 
 .PHONY: demo test test-fast test-deep warm bench lint clean
 
+# Python keeps its compiled modules (and pytest its rewritten test modules) in __pycache__
+# even where the environment says not to: without them every interpreter the suite starts
+# (two workers, and each subprocess, cluster worker and simulator it runs) compiles the
+# project from source again, about 5 s of each test-fast worker's minute.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -36,10 +42,11 @@ warm: $(STAMP)
 test: warm
 	$(BIN)/python -m pytest $(PYTEST_XDIST) --durations=25
 
-# everything but the tests marked slow (subprocesses, clusters, the CUDA simulator): the
-# inner loop
+# the inner loop: everything but the tests marked slow (subprocesses, clusters, the CUDA
+# simulator) or end_to_end (whole runs, studies and searches and what they write); the unit,
+# property and differential tests it runs check every kernel, reference, rule and statistic
 test-fast: warm
-	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow" -q
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m "not slow and not end_to_end" -q
 
 # the property tests with hypothesis's deep profile: ten times the examples, new ones each run
 test-deep: warm

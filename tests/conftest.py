@@ -95,6 +95,34 @@ SLOW_MODULES = {
 }
 """Test modules that are slow as a whole; ``make test-fast`` leaves them out."""
 
+END_TO_END_FIXTURES = {
+    ("test_comparison_verdict", "study"),  # a study of 8 runs and its comparison reports
+    ("test_python_api", "match_run"),
+    ("test_python_api", "two_rules"),
+    ("test_explore", "searched"),  # a whole search and its report
+    ("test_analysis_shedding", "built"),  # runs and their reports
+    ("test_analysis_matches", "built"),
+    ("test_analysis_report", "built"),
+    ("test_analysis_compare", "compared"),
+    ("test_analysis_paired", "paired_report"),
+    ("test_balance", "balanced"),
+    ("test_summary", "bmn"),
+    ("test_summary", "shedding_matches"),
+    ("test_charts_print", "reported"),
+}
+"""Module fixtures that play whole runs and write their reports: the tests that use one
+are ``end_to_end`` (as are those marked so in their module): ``make test`` runs them, and
+``make test-fast`` leaves them out, its unit, property and differential tests checking
+the same kernels, references, rules and statistics on their own."""
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Leave the :data:`SLOW_MODULES` uncollected (not even imported) when ``-m`` leaves out
+    the slow tests, as ``make test-fast`` does: each of its workers saves their imports."""
+    if "not slow" in (config.option.markexpr or "") and collection_path.stem in SLOW_MODULES:
+        return True
+    return None
+
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
@@ -105,7 +133,9 @@ def pytest_collection_modifyitems(config, items):
 
     Put the tests of a module that share a module-scoped fixture in one xdist group (named
     for the module), unless they have a group already: otherwise each worker that runs one
-    of them builds the fixture again."""
+    of them builds the fixture again.
+
+    Mark ``end_to_end`` every test that uses one of :data:`END_TO_END_FIXTURES`."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
         subprocess_test = (
@@ -116,6 +146,9 @@ def pytest_collection_modifyitems(config, items):
         cluster_test = "local_address" in getattr(item, "fixturenames", ())
         if module in SLOW_MODULES or subprocess_test or cluster_test:
             item.add_marker(pytest.mark.slow)
+        fixtures = getattr(item, "fixturenames", ())
+        if any((module, name) in END_TO_END_FIXTURES for name in fixtures):
+            item.add_marker(pytest.mark.end_to_end)
         if item.get_closest_marker("xdist_group") is None and _uses_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module-{module}"))
 

@@ -36,15 +36,18 @@ def _both(tmp_path, game, players, games, chunk_size, **options):
     return folders
 
 
+END_TO_END = pytest.mark.end_to_end
+
+
 @pytest.mark.parametrize(
     ("game", "players", "games", "options"),
     [
-        ("bmn", 2, 6000, {}),
-        ("crazy-eights", 3, 6000, {"rotate_seats": True}),
+        ("bmn", 2, 6000, {}),  # the one make test-fast runs: the others are end_to_end
+        pytest.param("crazy-eights", 3, 6000, {"rotate_seats": True}, marks=END_TO_END),
         # match play: Pis Yedili's default rules (matches of 4 deals, finishing
         # multipliers), and Crazy Eights played to a target score (matches of any length)
-        ("pis-yedili", 4, 2000, {}),
-        ("crazy-eights", 3, 2000, {"rules": {"target_score": 100}}),
+        pytest.param("pis-yedili", 4, 2000, {}, marks=END_TO_END),
+        pytest.param("crazy-eights", 3, 2000, {"rules": {"target_score": 100}}, marks=END_TO_END),
     ],
 )
 def test_report_from_aggregates_equals_the_full_records(tmp_path, game, players, games, options):
@@ -291,6 +294,7 @@ def test_scan_fills_values_from_aggregates(tmp_path):
     assert a.dist == b.dist and a.dist.n == 3000
 
 
+@pytest.mark.end_to_end
 @pytest.mark.parametrize("game", ["bmn", "pis-yedili"])
 def test_resume_completes_an_interrupted_aggregate_run(tmp_path, game):
     """A run cut after some chunks (its tail dropped from the manifest, as a crash leaves

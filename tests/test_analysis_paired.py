@@ -334,3 +334,43 @@ def test_report_says_which_analysis_was_used(paired_report):
     assert "Newcombe's square-and-add interval for paired data" in methods
     assert "Wilcoxon signed-rank test" in methods
     assert "paired 95% CI" in markdown.split("\n## Summary\n\n", 1)[1].split("\n\n")[0]
+
+
+def test_pairs_merge_in_any_order_and_reverse_with_the_runs_roles():
+    """DealPairs and MatchPairs of disjoint deals add up to those of all of them, whichever
+    is merged first; reversed, the base and the variant swap: the first seat's table
+    transposed and every difference negated (reversed twice, the pairs themselves)."""
+    from analysis.statistics.paired import DealPairs, MatchPairs
+
+    rng = np.random.default_rng(4)
+
+    def dist(values):
+        return Distribution.of(np.asarray(values, dtype=np.int64))
+
+    lengths, shares = rng.integers(-9, 12, 300), rng.integers(-12, 13, 300)
+    points = rng.integers(-30, 40, 300)
+    firsts = rng.integers(0, 2, (300, 2))
+
+    def deals(rows):
+        first = np.zeros((2, 2), np.int64)
+        np.add.at(first, (firsts[rows, 0], firsts[rows, 1]), 1)
+        return DealPairs(len(rows), first, dist(lengths[rows]), {"score": dist(points[rows])})
+
+    def matches(rows):
+        return MatchPairs.of_shares(dist(shares[rows]), 12, {"score": dist(points[rows])})
+
+    a, b, whole = np.arange(0, 120), np.arange(120, 300), np.arange(300)
+    for make in (deals, matches):
+        one, other, both = make(a), make(b), make(whole)
+        for merged in (one.merge(other), other.merge(one)):
+            assert merged.n == both.n and merged.sums["score"] == both.sums["score"]
+        back = both.reversed()
+        assert back.sums["score"] == dist(-points)
+        assert back.reversed().sums["score"] == both.sums["score"]
+    back = deals(whole).reversed()
+    assert (back.first == deals(whole).first.T).all() and back.length == dist(-lengths)
+    assert matches(whole).reversed().total == pytest.approx(-shares.sum() / 12)
+    merged = deals(b).merge(deals(a))
+    assert (merged.first == deals(whole).first).all() and merged.length == deals(whole).length
+    merged = matches(a).merge(matches(b))
+    assert (merged.total, merged.squares) == (matches(whole).total, matches(whole).squares)

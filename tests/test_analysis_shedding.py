@@ -213,6 +213,7 @@ def test_openspiel_names_seat_zero_not_the_first_seat(tmp_path):
     assert "Finishing multipliers" not in markdown
 
 
+@pytest.mark.end_to_end
 def test_rotated_seats_count_wins_by_strategy(tmp_path):
     """With --rotate-seats a seat plays every strategy in turn: the strategy table counts
     each game's winner by the strategy it played in that game."""

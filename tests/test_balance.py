@@ -24,6 +24,7 @@ from analysis.balance import (
     MEASURES,
     SKILL_FOLDER,
     SkillCounts,
+    balance_csv,
     balance_measures,
     balance_table,
     games_needed,
@@ -105,6 +106,14 @@ def test_each_measure_of_a_hand_counted_table():
     for name in MEASURES[:-1]:
         row = table.loc[name]
         assert row.lo <= row.value <= row.hi, name
+
+
+def test_balance_csv_reads_back_as_written(tmp_path):
+    table = balance_measures(bmn_games(), spec=BMN, players=2)
+    (tmp_path / "balance.csv").write_bytes(balance_csv(table))
+    for where in (tmp_path, tmp_path / "balance.csv"):  # the run folder, or the file
+        back = read_balance(where)
+        pd.testing.assert_frame_equal(back, table[["value", "lo", "hi"]], check_names=False)
 
 
 def test_the_first_seat_is_the_one_that_led_and_match_play_counts_match_winners():
@@ -338,6 +347,7 @@ def test_the_report_has_every_measure_and_balance_csv(balanced):
     pd.testing.assert_frame_equal(written, table[["value", "lo", "hi"]], check_exact=False)
 
 
+@pytest.mark.end_to_end
 def test_beggar_my_neighbour_has_no_skill_games_and_skill_zero(tmp_path):
     out = tmp_path / "bmn"
     table = simulate.balance("bmn", games=2000, seed=3, out=out, report=True)
@@ -384,6 +394,7 @@ def test_a_report_of_records_before_the_tension_columns(tmp_path):
     assert "| `turns` |" in balance and "| `comebacks` |" not in balance
 
 
+@pytest.mark.end_to_end
 def test_cardsim_balance_plays_the_run_and_its_skill_games(tmp_path):
     out = tmp_path / "c8"
     args = ["balance", "crazy-eights", "--players", "3", "--games", "60", "--seed", "5",
@@ -408,6 +419,7 @@ def test_cardsim_balance_plays_the_run_and_its_skill_games(tmp_path):
     assert "complete, kept" in resumed.stderr
 
 
+@pytest.mark.end_to_end
 def test_resume_plays_the_skill_games_a_run_folder_lacks(tmp_path):
     out = tmp_path / "plain"
     simulate.simulate("crazy-eights", players=3, games=100, seed=2, out=out)

@@ -74,6 +74,7 @@ def test_pdf_is_written_beside_png_and_svg(reported):
     assert "![" in markdown and "](charts/survival.png)" in markdown
 
 
+@pytest.mark.end_to_end
 def test_html_embeds_the_png_at_the_chosen_dpi(tmp_path):
     folder = make_run(tmp_path / "run")
     write_report(folder, dpi=120, formats="pdf")
@@ -87,6 +88,7 @@ def test_html_embeds_the_png_at_the_chosen_dpi(tmp_path):
     assert "[PDF version](charts/survival.pdf)" in markdown and ".png)" not in markdown
 
 
+@pytest.mark.end_to_end
 def test_dpi_and_formats_in_python(tmp_path):
     folder = make_run(tmp_path / "run")
     write_report(folder, dpi=300, formats=["svg", "png"])
@@ -273,6 +275,7 @@ def test_three_coinciding_curves_are_named_together():
     assert charts.coincide_text(groups[0]) == "curves a, b and c coincide"
 
 
+@pytest.mark.end_to_end
 def test_comparison_report_says_which_curves_coincide(tmp_path):
     # Same lengths in both runs (the rule changed nothing), other lengths in the third.
     runs = [

@@ -124,6 +124,7 @@ def test_compare_out_refuses_to_overwrite_without_force(cardsim_exe, tmp_path):
     assert cli(cardsim_exe, "compare", *runs, "--out", str(out), "--force").returncode == 0
 
 
+@pytest.mark.end_to_end
 def test_writing_a_report_says_which_step_it_is_at(tmp_path):
     from analysis.reports import write_report
 

@@ -519,6 +519,7 @@ def test_each_variant_has_its_balance_measures(study):
     assert "draw-one: not measured (no skill games in its folder)" in balance
 
 
+@pytest.mark.end_to_end
 def test_skill_games_of_a_study_reach_the_comparison(tmp_path):
     path = tmp_path / "skill.toml"
     path.write_text(SKILL_STUDY)

@@ -458,6 +458,7 @@ def frame_of(row: pd.Series) -> dict[str, tuple[float, float, float]]:
     return {n: (row[n], row[f"{n}_lo"], row[f"{n}_hi"]) for n in names}
 
 
+@pytest.mark.end_to_end
 def test_best_toml_is_a_study_that_sweep_runs(searched, tmp_path):
     out, _ = searched["search"]
     study = load_study(out / "best.toml")
@@ -878,6 +879,7 @@ def test_paired_differences_separate_rule_sets_the_intervals_cannot():
         (["crazy-eights", "--seed", "3"], "turns_p90=min"),
     ],
 )
+@pytest.mark.end_to_end
 def test_a_race_of_rule_sets_that_deal_alike_drops_on_paired_deals(tmp_path, game, aim):
     """Readings of the wild 8 on the same hand size deal the same cards: from round 2 the
     race reads their aim on the deals' paired differences, and some leave so."""

@@ -251,6 +251,7 @@ def test_report_log_section_of_a_beggar_run(tmp_path):
     assert any("piles were taken" in getattr(block, "text", "") for block in blocks)
 
 
+@pytest.mark.end_to_end
 def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     """--records none keeps the logged games' events, beside the aggregates of the chunks
     that hold them (later chunks merge into one file); they equal a full run's, the
@@ -293,6 +294,7 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     assert resumed.aggregates.groups == kept.aggregates.groups
 
 
+@pytest.mark.end_to_end
 def test_cli_aggregate_only_run_with_a_log_reports_and_replays_it(tmp_path):
     """The report of an aggregate-only run has the log section, and a replay of a logged
     game prints what the same run with its records prints."""

@@ -69,3 +69,17 @@ def test_the_percentile_interval_holds_its_point():
     replicates = np.linspace(1.0, 2.0, 1001)
     assert pr.percentile_interval(1.5, replicates) == pytest.approx((1.5, 1.025, 1.975))
     assert pr.percentile_interval(0.5, replicates)[1] == 0.5
+
+
+def test_without_replicates_only_the_point_is_computed():
+    rng = np.random.default_rng(6)
+    x, y = lengths(rng, 3000)
+    joint = np.bincount(rng.integers(0, 25, 3000), minlength=25).reshape(5, 5)
+    a, b = np.nan_to_num(x), np.nan_to_num(y)
+    moments = (3000, (a.sum(), b.sum()), ((a * a).sum(), (b * b).sum()), ((a - b) ** 2).sum())
+    for full, cheap in (
+        (pr.winner_spreads(joint), pr.winner_spreads(joint, replicates=0)),
+        (pr.quantile_pair(x, y), pr.quantile_pair(x, y, replicates=0)),
+        (pr.mean_pair(*moments), pr.mean_pair(*moments, replicates=0)),
+    ):
+        assert (cheap[0] == full[0]).all() and cheap[1].shape == (0, 2)

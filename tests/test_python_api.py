@@ -187,6 +187,7 @@ rules = { stack_growth = "double" }
 """
 
 
+@pytest.mark.end_to_end
 def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     study = tmp_path / "sevens.toml"
     study.write_text(STUDY)

@@ -161,6 +161,7 @@ def test_beggar_takes_no_strategies():
         simulate.run("bmn", games=10, seed=1, strategies=["random"])
 
 
+@pytest.mark.end_to_end
 def test_cli_simulate_a_preset(tmp_path):
     out = tmp_path / "run"
     result = CliRunner().invoke(

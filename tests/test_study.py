@@ -335,6 +335,7 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
     assert plan_sweep(study, out, games=1200, resume=True).actions == [SKIP] * 4
 
 
+@pytest.mark.end_to_end
 def test_sweep_comparison_reports(tmp_path):
     pytest.importorskip("analysis.comparisons.report")
     out = tmp_path / "out"
@@ -350,6 +351,7 @@ def test_sweep_comparison_reports(tmp_path):
     assert any(p.suffix == ".md" for p in single.iterdir())
 
 
+@pytest.mark.end_to_end
 def test_compare_command(tmp_path):
     study = write(tmp_path, SMALL.replace("[3, 4]", "3"))
     out = tmp_path / "out"
@@ -395,6 +397,7 @@ def test_seats_is_a_comma_list_of_strategies(tmp_path):
     assert "--seats" in one_error(invoke(*args, "--seats", "first,,random"))
 
 
+@pytest.mark.end_to_end
 def test_report_is_written_unless_no_report(tmp_path):
     args = ["simulate", "bmn", "--games", 2000, "--seed", 3]
     result = invoke(*args, "--out", tmp_path / "with")
@@ -405,6 +408,7 @@ def test_report_is_written_unless_no_report(tmp_path):
     assert {p.name for p in (tmp_path / "without").iterdir()} == RUN_FOLDER
 
 
+@pytest.mark.end_to_end
 def test_resume_refuses_settings_that_differ_from_its_own(tmp_path):
     run = tmp_path / "run"
     assert invoke("simulate", "bmn", "--games", 300, "--seed", 2, "--out", run).exit_code == 0

@@ -102,6 +102,7 @@ def one_error(result) -> str:
         (SEVENS, ["adding-4p", "doubling-4p"], 1600),  # match play: 3 ranges of 200 matches
     ],
 )
+@pytest.mark.end_to_end
 def test_aggregate_only_study_compares_as_the_full_records_do(tmp_path, text, cells, chunk_size):
     study = study_file(tmp_path, text)
     sweep(study, tmp_path / "all", "all", chunk_size)
@@ -158,6 +159,7 @@ def test_kept_pairs_equal_the_pairs_of_the_records(tmp_path):
 # --- resuming, and where the ranges come from ---------------------------------------------
 
 
+@pytest.mark.end_to_end
 def test_resume_completes_an_aggregate_only_study_with_the_same_counts(tmp_path, monkeypatch):
     study = study_file(tmp_path, WILDS)
     sweep(study, tmp_path / "whole", "none", 1500)
@@ -235,6 +237,7 @@ def test_cells_writer_plays_what_any_cell_lacks_and_writes_each_only_its_own(tmp
 # --- where pairing is impossible ----------------------------------------------------------
 
 
+@pytest.mark.end_to_end
 def test_variants_dealt_differently_are_compared_as_independent_samples(tmp_path):
     text = WILDS.replace('wild_mode = "own_suit"', "decks = 2").replace("3000", "1000")
     plan = plan_sweep(load_study(study_file(tmp_path, text)), tmp_path / "out", records="none")
@@ -249,6 +252,7 @@ def test_variants_dealt_differently_are_compared_as_independent_samples(tmp_path
     assert "own and any are compared as independent samples: the deals differ" in report
 
 
+@pytest.mark.end_to_end
 def test_aggregate_runs_not_played_together_fall_back_and_a_turned_base_stays_paired(tmp_path):
     study = study_file(tmp_path, WILDS.replace("3000", "1500"))
     sweep(study, tmp_path / "all", "all", 1 << 20)
@@ -303,6 +307,7 @@ def test_what_an_aggregate_only_study_refuses_is_one_line(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.end_to_end
 def test_records_none_in_the_study_file_and_the_command(tmp_path):
     text = WILDS.replace("seed = 5", 'seed = 5\nrecords = "none"').replace("3000", "600")
     out = tmp_path / "out"

@@ -47,6 +47,7 @@ def test_luce_fit_recovers_known_strengths():
     assert r[1] / r[2] == pytest.approx(2.0, rel=1e-3)
 
 
+@pytest.mark.end_to_end
 def test_tournament_runs_and_report(tmp_path):
     out = tmp_path / "t"
     run_tournament(

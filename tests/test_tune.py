@@ -14,6 +14,7 @@ from simulate.games.shedding.tune import POPULATION, ROUNDS, tune
 SMALL = ROUNDS * POPULATION * 2 * 12  # 12 deals per candidate, 2 seatings
 
 
+@pytest.mark.end_to_end
 def test_a_small_search_is_reproducible_and_held_out():
     first = tune("crazy-eights", players=2, opponents=["random"], budget=SMALL, seed=4, holdout=400)
     again = tune("crazy-eights", players=2, opponents=["random"], budget=SMALL, seed=4, holdout=400)

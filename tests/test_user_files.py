@@ -67,6 +67,7 @@ def test_a_folder_of_the_users_files_is_refused_and_left_as_it_was(tmp_path, fil
     assert contents(folder) == before  # no file changed, none added (no .lock either)
 
 
+@pytest.mark.end_to_end
 def test_force_over_a_run_removes_only_what_the_run_wrote(tmp_path):
     assert run_main([*RUN, "--out", "R"], cwd=tmp_path).returncode == 0
     fresh = tmp_path / "fresh"
@@ -80,6 +81,7 @@ def test_force_over_a_run_removes_only_what_the_run_wrote(tmp_path):
     assert_frame_equal(load_run(tmp_path / "R").games, load_run(fresh).games)
 
 
+@pytest.mark.end_to_end
 def test_remove_run_leaves_empty_folders_out_and_others_in(tmp_path):
     assert run_main([*RUN, "--out", "R"], cwd=tmp_path).returncode == 0
     folder = tmp_path / "R"
