@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from analysis.errors import NeedsSingleGames
 from analysis.statistics.distribution import Distribution
 
 AGGREGATES_KIND = "aggregates"
@@ -582,17 +583,64 @@ def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None
 # ---- the report's accumulators, filled from aggregates ---------------------------------
 
 
-class NeedsSingleGames(Exception):
-    """An accumulator that an aggregate-only run cannot feed."""
-
-
 def fill(accumulators: Sequence, aggregates: Aggregates) -> None:
     """Give each accumulator (of :func:`analysis.load.scan`) what one pass over the run's
-    rows would, from ``aggregates``. Raises :class:`NeedsSingleGames` for one that reads
-    something the aggregates do not keep."""
-    keys, key_batch = aggregates.key_batch()
+    rows would, from ``aggregates``: each fills itself (its ``from_aggregates`` method,
+    reading an :class:`AggregateView`). Raises :class:`NeedsSingleGames` for one that has
+    no such method or reads something the aggregates do not keep."""
+    view = AggregateView(aggregates)
     for accumulator in accumulators:
-        _fill_one(accumulator, aggregates, keys, key_batch)
+        found = getattr(accumulator, "from_aggregates", None)
+        if found is None:
+            raise NeedsSingleGames(type(accumulator).__name__)
+        found(view)
+
+
+class AggregateView:
+    """An aggregate-only run as an accumulator reads it: its groups of games (``keys``,
+    each the values of :data:`KEY_COLUMNS`, in the groups' order), the games in each, the
+    distributions kept per group, and the longest and first games kept whole."""
+
+    def __init__(self, aggregates: Aggregates):
+        self.aggregates = aggregates
+        self.keys, self._key_batch = aggregates.key_batch()
+        self.lengths = aggregates.lengths
+        """The length columns whose longest games are kept."""
+
+    @staticmethod
+    def value(key: tuple, column: str):
+        """The value of key column ``column`` in group ``key``."""
+        return key[KEY_COLUMNS.index(column)]
+
+    def games(self, keys: Sequence[tuple] | None = None) -> int:
+        """The games in the groups ``keys`` (every group by default)."""
+        groups = self.aggregates.groups
+        return sum(groups[k]["n"] for k in (self.keys if keys is None else keys))
+
+    def labels(self, column: str) -> list[str]:
+        """The labels of key column ``column``, in the records' dictionary order."""
+        if column not in KEY_COLUMNS:
+            raise NeedsSingleGames(f"counts of {column}")
+        return self._key_batch.labels.get(column, [])
+
+    def kept(self, where, needs: Sequence[str]) -> list[tuple]:
+        """The groups whose games ``where`` keeps (every one for None); ``needs``: the
+        columns it reads, which must be key columns."""
+        return _kept(where, needs, self.keys, self._key_batch)
+
+    def wins_by(self, players: int, lead: str | None) -> tuple[np.ndarray, np.ndarray]:
+        """Wins per seat (``players + 1``, the last: no winner) and, with ``lead``, per
+        position from the deal's leader (without, the same counts)."""
+        return _wins_by(self.aggregates, self.keys, players, lead)
+
+    def dist(self, column: str, keys: Sequence[tuple]) -> Distribution:
+        """The distribution of ``column`` over the groups ``keys``."""
+        return self.aggregates.dist(column, keys)
+
+    def rows(self, which: str):
+        """The games kept whole, ``longest`` or ``first``, as a batch (None when none)."""
+        table = self.aggregates.longest if which == "longest" else self.aggregates.first
+        return _rows_batch(table)
 
 
 def _kept(where, needs: Sequence[str], keys, key_batch) -> list[tuple]:
@@ -632,87 +680,3 @@ def _wins_by(aggregates: Aggregates, keys, players: int, lead: str | None):
         at = (winner - dist.values % players) % players
         positions += np.bincount(at, weights=dist.counts, minlength=players + 1).astype(np.int64)
     return seats, positions
-
-
-def _fill_one(acc, aggregates: Aggregates, keys, key_batch) -> None:  # noqa: C901
-    from analysis.balance import COMEBACK_CARDS, BalanceCounts
-    from analysis.reports.scores import OthersByFinish
-    from analysis.statistics.convergence import Convergence
-    from analysis.statistics.tally import (
-        FirstRows,
-        LabelCounts,
-        Longest,
-        RowSums,
-        Values,
-        WinCounts,
-    )
-
-    needs = getattr(acc, "columns", ())
-    if isinstance(acc, WinCounts):
-        acc.n = sum(aggregates.groups[k]["n"] for k in keys)
-        acc.seats, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
-        if acc.positions is not None:
-            acc.positions = positions
-    elif isinstance(acc, LabelCounts):
-        if acc.column not in KEY_COLUMNS:
-            raise NeedsSingleGames(f"counts of {acc.column}")
-        index = KEY_COLUMNS.index(acc.column)
-        kept = _kept(acc.where, needs[1:], keys, key_batch)
-        for label in key_batch.labels.get(acc.column, []):
-            acc.counts[label] = 0
-        for key in kept:
-            if key[index] is not None:
-                acc.counts[key[index]] += aggregates.groups[key]["n"]
-    elif isinstance(acc, Values):
-        kept = _kept(acc.where, needs[1:], keys, key_batch)
-        if acc.column in ("winner",):
-            raise NeedsSingleGames("the winner's distribution")
-        acc.dist = aggregates.dist(acc.column, kept)
-    elif isinstance(acc, RowSums):
-        raise NeedsSingleGames("sums of columns")
-    elif isinstance(acc, Longest | FirstRows):
-        table = aggregates.longest if isinstance(acc, Longest) else aggregates.first
-        if isinstance(acc, Longest) and acc.key not in aggregates.lengths:
-            raise NeedsSingleGames(f"the longest games by {acc.key}")
-        batch = _rows_batch(table)
-        if isinstance(acc, FirstRows):
-            kept = _kept(acc.where, needs[len(acc.shown) :], keys, key_batch)
-            if batch is not None:
-                acc.update(batch)
-            acc.count = sum(aggregates.groups[k]["n"] for k in kept)
-        elif batch is not None:
-            if acc.where is not None:
-                _kept(acc.where, needs[len(acc.shown) :], keys, key_batch)  # check it reads keys
-            acc.update(batch)
-    elif isinstance(acc, BalanceCounts):
-        acc.n = sum(aggregates.groups[k]["n"] for k in keys)
-        _, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
-        acc.wins = positions[: acc.players].copy()
-        acc.decided = sum(aggregates.groups[k]["n"] for k in keys if k[1] >= 0)
-        ended = [k for k in keys if k[0] not in acc.unended]
-        acc.lengths = aggregates.dist(acc.length, ended)
-        if acc.has_leads:
-            acc.leads = aggregates.dist("lead_changes", ended)
-        if acc.has_behind:
-            won = aggregates.dist("winner_behind", [k for k in keys if k[1] >= 0])
-            acc.comebacks = won.count_above(COMEBACK_CARDS - 1)
-    elif isinstance(acc, OthersByFinish):
-        out = [k for k in keys if k[0] == "out"]
-        special = [k for k in out if k[2] in acc.special]
-        plain = [k for k in out if k[2] not in acc.special]
-        acc.sums = {
-            "multiplier": aggregates.dist(OTHERS, special),
-            "no multiplier": aggregates.dist(OTHERS, plain),
-        }
-    elif isinstance(acc, Convergence):
-        # Only the whole run's point: the prefixes need the games in order.
-        kept = _kept(acc.where, needs[2:], keys, key_batch) if acc.where else list(keys)
-        seats, positions = _wins_by(aggregates, keys, acc.players, acc.lead)
-        wins = int(positions[0]) if acc.lead else int(seats[0])
-        dist = aggregates.dist(acc.length, kept)
-        squares = int(np.dot(dist.values * dist.values, dist.counts)) if dist.n else 0
-        n = sum(aggregates.groups[k]["n"] for k in keys)
-        acc.rows = [[n, wins, dist.n, dist.total, squares]]
-        acc.single_games = False
-    else:
-        raise NeedsSingleGames(type(acc).__name__)

@@ -162,6 +162,21 @@ class BalanceCounts:
         self.leads = Distribution.empty()
         self.comebacks = 0
 
+    def from_aggregates(self, view) -> None:
+        """What :meth:`update` over every game gives, from an aggregate-only run
+        (:class:`analysis.aggregates.AggregateView`)."""
+        self.n = view.games()
+        _, positions = view.wins_by(self.players, self.lead)
+        self.wins = positions[: self.players].copy()
+        won = [k for k in view.keys if view.value(k, "winner") >= 0]
+        self.decided = view.games(won)
+        ended = [k for k in view.keys if view.value(k, "end") not in self.unended]
+        self.lengths = view.dist(self.length, ended)
+        if self.has_leads:
+            self.leads = view.dist("lead_changes", ended)
+        if self.has_behind:
+            self.comebacks = view.dist("winner_behind", won).count_above(COMEBACK_CARDS - 1)
+
     def update(self, batch: Batch) -> None:
         winner = batch["winner"].astype(np.int64)
         won = winner >= 0

@@ -48,7 +48,10 @@ class Batch:
 
 class Accumulator(Protocol):
     """Something computed in one pass over a run's games: ``columns`` names what it reads,
-    ``update`` takes each :class:`Batch` in game order."""
+    ``update`` takes each :class:`Batch` in game order. One that an aggregate-only run can
+    feed also has ``from_aggregates(view)``, which fills it from an
+    :class:`analysis.aggregates.AggregateView` as the pass over every game would (raising
+    :class:`analysis.errors.NeedsSingleGames` for what the aggregates do not keep)."""
 
     columns: Sequence[str]
 

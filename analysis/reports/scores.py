@@ -55,6 +55,20 @@ class OthersByFinish:
         self.sums["multiplier"] += Distribution.of(others[special])
         self.sums["no multiplier"] += Distribution.of(others[~special])
 
+    def from_aggregates(self, view) -> None:
+        """What :meth:`update` over every game gives, from an aggregate-only run
+        (:class:`analysis.aggregates.AggregateView`), which keeps the others' summed
+        score per group."""
+        from analysis.aggregates import OTHERS
+
+        out = [k for k in view.keys if view.value(k, "end") == "out"]
+        special = [k for k in out if view.value(k, "finish_rank") in self.special]
+        plain = [k for k in out if view.value(k, "finish_rank") not in self.special]
+        self.sums = {
+            "multiplier": view.dist(OTHERS, special),
+            "no multiplier": view.dist(OTHERS, plain),
+        }
+
     def table(self) -> pd.DataFrame:
         """Rows ``multiplier`` and ``no multiplier``; columns ``games``, ``mean`` (over every
         non-winning seat of those deals) and ``median`` (of each deal's mean over the

@@ -68,6 +68,18 @@ class Convergence:
             )
         self.totals += np.array([int(c.sum()) for c in columns], dtype=object)
 
+    def from_aggregates(self, view) -> None:
+        """Only the whole run's point, from an aggregate-only run
+        (:class:`analysis.aggregates.AggregateView`): the prefixes need the games in
+        order."""
+        kept = view.kept(self.where, self.columns[2:]) if self.where else list(view.keys)
+        seats, positions = view.wins_by(self.players, self.lead)
+        wins = int(positions[0]) if self.lead else int(seats[0])
+        dist = view.dist(self.length, kept)
+        squares = int(np.dot(dist.values * dist.values, dist.counts)) if dist.n else 0
+        self.rows = [[view.games(), wins, dist.n, dist.total, squares]]
+        self.single_games = False
+
     def table(self, confidence: float = 0.95) -> pd.DataFrame:
         """One row per prefix: ``games``, ``wins`` (first seat), ``share``, ``lo``, ``hi``
         (Wilson), ``kept`` (games counted for the length), ``mean``, ``mean_lo``,

@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 
 from analysis.batch import Batch
+from analysis.errors import NeedsSingleGames
+from analysis.statistics.distribution import Distribution
 
 if TYPE_CHECKING:
+    from analysis.aggregates import AggregateView
     from analysis.load import RunFolder
-from analysis.statistics.distribution import Distribution
 
 #: A filter on the games of a batch: a boolean mask of shape (len(batch),).
 Where = Callable[[Batch], np.ndarray]
@@ -74,6 +76,13 @@ class WinCounts:
             position = np.where(winner >= 0, (winner.astype(np.int64) - lead) % self.players, -1)
             self.positions += _seat_counts(position, self.players)
 
+    def from_aggregates(self, view: AggregateView) -> None:
+        """What :meth:`update` over every game gives, from an aggregate-only run."""
+        self.n = view.games()
+        self.seats, positions = view.wins_by(self.players, self.lead)
+        if self.positions is not None:
+            self.positions = positions
+
 
 def _seat_counts(winner: np.ndarray, players: int) -> np.ndarray:
     won = winner[winner >= 0]
@@ -100,6 +109,18 @@ class LabelCounts:
         for label, count in zip(labels, counts, strict=True):
             self.counts[label] = self.counts.get(label, 0) + int(count)
 
+    def from_aggregates(self, view: AggregateView) -> None:
+        """What :meth:`update` over every game gives, from an aggregate-only run (a key
+        column only)."""
+        labels = view.labels(self.column)
+        kept = view.kept(self.where, self.columns[1:])
+        for label in labels:
+            self.counts[label] = 0
+        for key in kept:
+            label = view.value(key, self.column)
+            if label is not None:
+                self.counts[label] += view.games([key])
+
 
 class Values:
     """The :class:`Distribution` of the integer ``column`` over the games ``where`` keeps."""
@@ -115,6 +136,13 @@ class Values:
             values = values[self.where(batch)]
         self.dist = self.dist + Distribution.of(values)
 
+    def from_aggregates(self, view: AggregateView) -> None:
+        """What :meth:`update` over every game gives, from an aggregate-only run."""
+        kept = view.kept(self.where, self.columns[1:])
+        if self.column in ("winner",):
+            raise NeedsSingleGames("the winner's distribution")
+        self.dist = view.dist(self.column, kept)
+
 
 class RowSums:
     """The :class:`Distribution` of each game's sum of the integer ``columns`` (a deal's
@@ -127,6 +155,10 @@ class RowSums:
     def update(self, batch: Batch) -> None:
         total = np.sum([batch[c].astype(np.int64) for c in self.columns], axis=0, dtype=np.int64)
         self.dist = self.dist + Distribution.of(total)
+
+    def from_aggregates(self, view: AggregateView) -> None:
+        """Sums of columns are not kept by an aggregate-only run."""
+        raise NeedsSingleGames("sums of columns")
 
 
 def _frame(batch: Batch, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
@@ -172,6 +204,17 @@ class Longest:
             [self.key, "game"], ascending=[False, True], ignore_index=True
         ).head(self.top)
 
+    def from_aggregates(self, view: AggregateView) -> None:
+        """What :meth:`update` over every game gives, from the longest games an
+        aggregate-only run keeps whole."""
+        if self.key not in view.lengths:
+            raise NeedsSingleGames(f"the longest games by {self.key}")
+        batch = view.rows("longest")
+        if batch is not None:
+            if self.where is not None:
+                view.kept(self.where, self.columns[len(self.shown) :])  # it reads keys only
+            self.update(batch)
+
 
 class FirstRows:
     """The first ``limit`` games (in game order) that ``where`` keeps, with ``game`` and
@@ -192,6 +235,15 @@ class FirstRows:
         if room > 0 and rows.size:
             self.parts.append(_frame(batch, rows[:room], self.shown))
             self.kept += min(room, rows.size)
+
+    def from_aggregates(self, view: AggregateView) -> None:
+        """What :meth:`update` over every game gives, from the first games an
+        aggregate-only run keeps whole and its counts."""
+        batch = view.rows("first")
+        kept = view.kept(self.where, self.columns[len(self.shown) :])
+        if batch is not None:
+            self.update(batch)
+        self.count = view.games(kept)
 
     @property
     def rows(self) -> pd.DataFrame:
