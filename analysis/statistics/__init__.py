@@ -11,5 +11,7 @@
 - :mod:`~analysis.statistics.significance`: tests and intervals for the difference between
   two runs (independent or paired), and Holm's correction;
 - :mod:`~analysis.statistics.paired`: whether two runs played the same deals, and their
-  paired counts, read from both runs in step.
+  paired counts, read from both runs in step;
+- :mod:`~analysis.statistics.pair_replicates`: paired bootstrap replicates of statistics
+  that are not means (a seat spread, a percentile, two means seen through a target).
 """
