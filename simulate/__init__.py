@@ -1,8 +1,9 @@
 """cardsim's simulation engine: compiled kernels, the run API and the CLI.
 
-Importing this package does not import numba (so that :mod:`analysis` can use the
-numba-free parts such as :mod:`simulate.games.beggar.deal`); :func:`run` loads the engine
-on first use.
+Importing this package imports neither numba nor the application layer (so that
+:mod:`analysis` can use the numba-free parts such as :mod:`simulate.games.beggar.deal`, and a
+game or the engine never loads the API, the CLI or the studies): :func:`run` loads the
+engine, and the API's functions load :mod:`simulate.api`, on first use.
 
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
@@ -18,10 +19,28 @@ Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simula
 
 from __future__ import annotations
 
-from .api import balance, compare, explore, simulate, sweep, tournament, tune
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .api import balance, compare, explore, simulate, sweep, tournament, tune
 
 __version__ = "0.2.0"
 __all__ = ["balance", "compare", "explore", "run", "simulate", "sweep", "tournament", "tune"]
+_API = frozenset(__all__) - {"run"}
+
+
+def __getattr__(name: str):
+    # The API's functions load on first use (PEP 562), so that importing a game, the
+    # engine or analysis does not run the application layer.
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'simulate' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def run(game, **options):

@@ -369,3 +369,20 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
         with pytest.raises(CardsimError, match=f"{name}: out is an empty path"):
             call()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_importing_a_game_the_engine_or_analysis_never_imports_the_application_layer():
+    """The package's face loads the API on first use: a game, the engine, the run folder
+    and analysis run without the API, the CLI, the studies, the explorer or the cluster;
+    ``simulate.simulate`` and ``from simulate import sweep`` still give the API's."""
+    code = (
+        "import sys, simulate, simulate.games.shedding.kernel, simulate.engine\n"
+        "import simulate.folder.writer, analysis.load, analysis.reports\n"
+        "layer = ('simulate.api', 'simulate.cli', 'simulate.studies', 'simulate.exploration',\n"
+        "         'simulate.cluster')\n"
+        "loaded = [m for m in sys.modules if m.startswith(layer)]\n"
+        "assert not loaded, loaded\n"
+        "from simulate import sweep\n"
+        "assert simulate.simulate.__module__ == sweep.__module__ == 'simulate.api'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
