@@ -841,13 +841,13 @@ def test_the_pair_table_holds_each_pairs_paired_differences():
         table.add_block([a, b, c, other], values, keys, start=int(part[0]))
     d = turns["a"] - turns["b"]
     d = d[~np.isnan(d)]
-    value, lo, hi = table.interval(a, b, "turns")
+    value, lo, hi = table.difference(a, b, "turns")
     assert value == pytest.approx(d.mean())
     half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(d.size)
     assert (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half))
-    back = table.interval(b, a, "turns")
+    back = table.difference(b, a, "turns")
     assert back[0] == pytest.approx(-value) and back[1] == pytest.approx(-hi)
-    assert table.interval(a, other, "turns") is None  # other cards are dealt: not paired
+    assert table.difference(a, other, "turns") is None  # other cards are dealt: not paired
 
 
 def test_paired_differences_separate_rule_sets_the_intervals_cannot():

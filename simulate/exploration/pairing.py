@@ -145,20 +145,6 @@ class PairTable:
             found = self.winners.setdefault(pair, np.zeros((size, size), np.int64))
             found += cells
 
-    def interval(
-        self, mine: Candidate, other: Candidate, name: str
-    ) -> tuple[float, float, float] | None:
-        """``(difference, lo, hi)``: the mean of ``mine − other`` over their paired games
-        with its 95% normal interval; None when they were not paired on ``name``, a mean."""
-        from analysis.balance import paired_interval
-
-        a, b = mine.index, other.index
-        found = self.sums.get((min(a, b), max(a, b)), {}).get(name)
-        if found is None:
-            return None
-        n, total, squares = found[:3]
-        return paired_interval(n, -total if a > b else total, squares)
-
     def loss_interval(
         self, mine: Candidate, other: Candidate, aim: Aim
     ) -> tuple[float, float, float] | None:

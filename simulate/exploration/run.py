@@ -307,9 +307,6 @@ class _State:
         """Play games ``first .. stop − 1`` of every candidate in ``alive``, block by block
         of :data:`~simulate.exploration.pairing.RACE_BLOCK`, pairing the games of those
         that deal alike (:attr:`pairs`) as each block is played."""
-        from analysis.balance import deal_positions, deal_values
-        from analysis.load import batch_of
-
         keys = {id(c): deal_key(c) for c in alive}
         shared = Counter(k for k in keys.values() if k is not None)
         pairing = any(n > 1 for n in shared.values())
@@ -337,13 +334,8 @@ class _State:
             if not pairing:
                 continue
             members = [c for c in alive if keys[id(c)] is not None and seen.get(id(c))]
-            values, positions = [], []
-            for c in members:
-                table = pa.concat_tables(seen[id(c)])
-                counts = c.search.counts
-                batch = batch_of(table.select(list(counts.columns)))
-                values.append(deal_values(batch, counts))
-                positions.append(deal_positions(batch, counts))
+            tables = [pa.concat_tables(seen[id(c)]) for c in members]
+            values, positions = _block_values(tables, [c.search.counts for c in members])
             keyed = [keys[id(c)] for c in members]
             self.pairs.add_block(members, values, keyed, positions=positions, start=start)
 
@@ -378,13 +370,14 @@ class _State:
         base = next((c for c in confirmed if c.is_base), None)
         table = PairTable(None, self.plan.players, replicates=REPLICATES)
         paired = [c for c in confirmed if base is not None and self._pairs(base, c)]
+        observed = {id(c) for c in paired}  # played with their records seen, and the base
         for candidate in confirmed:
-            candidate.paired = None
-        for candidate in paired:
-            candidate.paired = WithBase(table, candidate, base)
+            candidate.paired = (
+                WithBase(table, candidate, base) if id(candidate) in observed else None
+            )
         if paired:
             paired.append(base)
-        observed = {id(c) for c in paired}
+            observed.add(id(base))
         stop = HOLDOUT_FIRST + planned
         for first in range(HOLDOUT_FIRST, stop, HELD_OUT_BLOCK):
             end = min(first + HELD_OUT_BLOCK, stop)
@@ -434,23 +427,30 @@ def _pair_block(table: PairTable, members: list[Candidate], tables: list[list], 
     """Add one held-out block of ``members`` (the base among them) to ``table``: their
     chunk tables hold the same games in the same order (checked), a block cut short by the
     budget counting its games in common."""
-    from analysis.balance import deal_positions, deal_values
-    from analysis.load import batch_of
-
     joined = [pa.concat_tables(t) for t in tables]
     rows = min(t.num_rows for t in joined)
     joined = [t.slice(0, rows) for t in joined]
     games = joined[0].column("game").to_numpy()
     if any((t.column("game").to_numpy() != games).any() for t in joined[1:]):
         raise AssertionError("held-out games out of step")  # a bug, not a user error
-    values, positions = [], []
-    for candidate, found in zip(members, joined, strict=True):
-        counts = candidate.held_out.counts
-        batch = batch_of(found.select(list(counts.columns)))
-        values.append(deal_values(batch, counts))
-        positions.append(deal_positions(batch, counts))
+    values, positions = _block_values(joined, [c.held_out.counts for c in members])
     keys = ["base"] * len(members)
     table.add_block(members, values, keys, positions=positions, start=start)
+
+
+def _block_values(tables: list, counts: list) -> tuple[list[dict], list]:
+    """Per candidate of a block, :func:`analysis.balance.deal_values` and
+    :func:`~analysis.balance.deal_positions` of its games (``tables[i]``, read as
+    ``counts[i]`` reads them): what :meth:`PairTable.add_block` pairs."""
+    from analysis.balance import deal_positions, deal_values
+    from analysis.load import batch_of
+
+    values, positions = [], []
+    for table, found in zip(tables, counts, strict=True):
+        batch = batch_of(table.select(list(found.columns)))
+        values.append(deal_values(batch, found))
+        positions.append(deal_positions(batch, found))
+    return values, positions
 
 
 def _reasons(dropped: list[Candidate]) -> dict[str, int]:
