@@ -50,7 +50,9 @@ def replicate_means(
     return means
 
 
-def _percentile_interval(replicates: np.ndarray, confidence: float) -> tuple[float, float]:
+def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[float, float]:
+    """``(lo, hi)``: the percentile interval of ``replicates`` (shape ``(R,)``) at
+    ``confidence``; NaN when a replicate is."""
     if np.isnan(replicates).any():
         return float("nan"), float("nan")
     tail = 100 * (1 - confidence) / 2
@@ -127,7 +129,7 @@ def mean_interval(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lo, hi)`` of the mean of ``dist``; NaN when empty."""
     means, _ = _seeded_means(dist, replicates, seed)
-    return _percentile_interval(means, confidence)
+    return percentile_bounds(means, confidence)
 
 
 def mean_difference_interval(
@@ -148,7 +150,7 @@ def mean_difference_interval(
         return first - replicate_means(base, replicates, rng)
 
     diff = _memo(("difference", *_key(base), *_key(other), replicates, seed), draw)
-    return _percentile_interval(diff, confidence)
+    return percentile_bounds(diff, confidence)
 
 
 def spread_replicates(
@@ -183,4 +185,4 @@ def spread_difference_interval(
         rng = np.random.default_rng(seed)
         return spread_replicates(other, replicates, rng) - spread_replicates(base, replicates, rng)
 
-    return _percentile_interval(_memo((*key, replicates, seed), draw), confidence)
+    return percentile_bounds(_memo((*key, replicates, seed), draw), confidence)

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from analysis.statistics.bootstrap import BOOTSTRAP_SEED, REPLICATES
+from analysis.statistics.bootstrap import BOOTSTRAP_SEED, REPLICATES, percentile_bounds
 
 #: Standard deviations of a quantile's rank kept apart on either side of it
 #: (:func:`quantile_pair`): a replicate's rank falls outside with probability under 10⁻⁹.
@@ -40,9 +40,8 @@ def percentile_interval(
 ) -> tuple[float, float, float]:
     """``(point, lo, hi)``: the percentile interval of ``replicates`` (shape ``(R,)``),
     widened to hold ``point`` where it does not."""
-    tail = 100 * (1 - confidence) / 2
-    lo, hi = np.percentile(replicates, [tail, 100 - tail])
-    return float(point), float(min(lo, point)), float(max(hi, point))
+    lo, hi = percentile_bounds(replicates, confidence)
+    return float(point), min(lo, float(point)), max(hi, float(point))
 
 
 def winner_spreads(
