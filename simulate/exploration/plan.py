@@ -198,9 +198,9 @@ def plan_explore(
         raise CardsimError(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
     knobs = parse_vary(vary)
     aims = parse_aims(aim)
-    _check_targets(aims, players)
+    _check_values(aims, (), players)
     requires = parse_requirements(require)
-    _check_bounds(requires, players)
+    _check_values((), requires, players)
     overrides = dict(rules or {})
     preset = info.base_rules()
     base_rules = _base_rules(preset, overrides)
@@ -285,31 +285,19 @@ def plan_explore(
     return plan
 
 
-def _check_targets(aims, players: int) -> None:
-    """Refuse a target that the measure cannot take (``decisive=2``, ``turns=-30``)."""
+def _check_values(aims, requires, players: int) -> None:
+    """Refuse an aim's target or a requirement's bound that its measure cannot take
+    (``decisive=2``, ``turns>=-1``)."""
     from ..measures import measure_range
 
-    for aim in aims:
-        if aim.goal != "target":
-            continue
-        low, high, words = measure_range(aim.measure, players)
-        if not low <= aim.target <= high:
+    given = [("--aim", a.text, a.measure, a.target) for a in aims if a.goal == "target"]
+    given += [("--require", r.text, r.measure, r.bound) for r in requires]
+    for option, text, measure, value in given:
+        low, high, words = measure_range(measure, players)
+        if not low <= value <= high:
             raise CardsimError(
-                f"--aim {aim.text}: {aim.measure} is {words}; "
-                f"{number_text(aim.target)} is not a value it can take"
-            )
-
-
-def _check_bounds(requires, players: int) -> None:
-    """Refuse a bound that the measure cannot take (``decisive<=2``, ``turns>=-1``)."""
-    from ..measures import measure_range
-
-    for requirement in requires:
-        low, high, words = measure_range(requirement.measure, players)
-        if not low <= requirement.bound <= high:
-            raise CardsimError(
-                f"--require {requirement.text}: {requirement.measure} is {words}; "
-                f"{number_text(requirement.bound)} is not a value it can take"
+                f"{option} {text}: {measure} is {words}; "
+                f"{number_text(value)} is not a value it can take"
             )
 
 
