@@ -30,6 +30,15 @@ import simulate.folder.manifest as manifest
 import simulate.folder.writer as writer
 
 
+def set_chunk_size(games: int) -> int:
+    """Make ``cardsim`` in this process play ``games`` records a chunk; the size it played
+    before. (simulate reads the engine's ``stream``'s default, sweep the module's constant.)"""
+    before = engine.DEFAULT_CHUNK
+    engine.stream.__kwdefaults__["chunk_size"] = games
+    engine.DEFAULT_CHUNK = games
+    return before
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunk", type=int)
@@ -38,9 +47,8 @@ def main() -> None:
     parser.add_argument("--ready", type=Path)
     options, rest = parser.parse_known_args()
     args = rest[1:] if rest[:1] == ["--"] else rest
-    if options.chunk:  # simulate reads stream's default, sweep the module's constant
-        engine.stream.__kwdefaults__["chunk_size"] = options.chunk
-        engine.DEFAULT_CHUNK = options.chunk
+    if options.chunk:
+        set_chunk_size(options.chunk)
     moment, at = (options.stop_at.split(":") + ["0"])[:2] if options.stop_at else (None, "0")
     at = int(at)
     counts = {"file": 0, "line": 0}

@@ -18,6 +18,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_helpers import run_main
+from faults import set_chunk_size
 from pandas.testing import assert_frame_equal
 
 import simulate
@@ -30,13 +32,11 @@ FAULTS = str(Path(__file__).with_name("faults.py"))
 PIS_SINGLE = ["--rule", "match_deals=none"]
 
 
-def cardsim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, FAULTS, "--", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def cardsim(*args: str) -> subprocess.CompletedProcess:
+    """``cardsim ARGS`` run in this process (:func:`cli_helpers.run_main`): these calls check
+    what a command makes of a folder, not its process. The runs killed or failed on purpose
+    are real processes (``FAULTS``: :func:`start_faulty`, a full disk)."""
+    return run_main(list(args), cwd=Path.cwd())
 
 
 def start_faulty(*faults: str, args: list[str], ready: Path) -> subprocess.Popen:
@@ -109,20 +109,19 @@ SCENARIOS = {
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> dict[str, Path]:
-    """Each scenario's run, played in one go, with its report (in chunks of other sizes
-    than the killed runs')."""
+    """Each scenario's run, played in one go (in chunks of other sizes than the killed
+    runs')."""
     folders = {}
-    for name, args in SCENARIOS.items():
-        folder = tmp_path_factory.mktemp("whole") / name
-        result = subprocess.run(
-            [sys.executable, FAULTS, "--chunk", "7000", "--", *args, "--out", str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stderr
-        assert len(mf.read_manifest(folder).entries) >= 4
-        folders[name] = folder
+    before = set_chunk_size(7000)
+    try:
+        for name, args in SCENARIOS.items():
+            folder = tmp_path_factory.mktemp("whole") / name
+            result = cardsim(*args, "--out", str(folder), "--no-report")
+            assert result.returncode == 0, result.stderr
+            assert len(mf.read_manifest(folder).entries) >= 4
+            folders[name] = folder
+    finally:
+        set_chunk_size(before)
     return folders
 
 
