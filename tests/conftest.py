@@ -213,13 +213,26 @@ def one_numba_thread(monkeypatch):
     numba.set_num_threads(before)
 
 
-@pytest.fixture(autouse=True)
-def small_charts(request, monkeypatch):
-    """Reports in tests write their charts as PNG at the lowest resolution allowed, unless
-    the test is marked ``print_output`` (the tests of the charts' and reports' files
-    themselves), which see the defaults: every format at 200 dpi."""
-    if request.node.get_closest_marker("print_output") is None:
-        from analysis.rendering import output
+@pytest.fixture(autouse=True, scope="session")
+def small_charts():
+    """Every report a test writes has its charts as PNG at the lowest resolution allowed:
+    set for the whole run, so that module and session fixtures, which pytest builds before
+    any test's own fixtures, write them so too. Where the defaults are under test, a test
+    marked ``print_output``, or a fixture inside ``chart_defaults.print_defaults()``, sees
+    them (every format at 200 dpi)."""
+    import chart_defaults
 
-        monkeypatch.setattr(output, "DEFAULT_DPI", output.DPI_RANGE[0])
-        monkeypatch.setattr(output, "DEFAULT_FORMATS", ("png",))
+    with chart_defaults.small_charts():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def print_output(request):
+    """A user's report defaults for the tests marked ``print_output``."""
+    import chart_defaults
+
+    if request.node.get_closest_marker("print_output") is None:
+        yield
+    else:
+        with chart_defaults.print_defaults():
+            yield

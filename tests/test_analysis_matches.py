@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from chart_defaults import print_defaults
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -100,7 +101,8 @@ def tables(markdown: str, name: str) -> list[list[list[str]]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     folder = make_match_run(tmp_path_factory.mktemp("matches") / "run")
-    html_path, md_path = write_report(folder)
+    with print_defaults():  # its tests read every format
+        html_path, md_path = write_report(folder)
     return folder, md_path.read_text("utf-8"), html_path.read_text("utf-8")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chart_defaults import print_defaults
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -86,7 +87,8 @@ def make_run(folder: Path, players: int = 2, rules: dict | None = None) -> Path:
 def built(tmp_path_factory):
     """A 500-deal run and its report, built once: (folder, games, markdown, html)."""
     folder = make_run(tmp_path_factory.mktemp("run") / "run")
-    html_path, md_path = write_report(folder, top=5)
+    with print_defaults():  # its tests read every format
+        html_path, md_path = write_report(folder, top=5)
     assert (html_path, md_path) == (folder / "report.html", folder / "report.md")
     games = pd.read_parquet(folder / "games.parquet")
     return folder, games, md_path.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")

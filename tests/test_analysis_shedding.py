@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from chart_defaults import print_defaults
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -61,7 +62,8 @@ def built(request, tmp_path_factory):
         make_run(folder, "pis-yedili", 4, ["random"] * 4, 500, {"stacking": "any_draw"})
     else:
         make_run(folder, "crazy-eights", 3, ["first", "random", "random"], 400)
-    html_path, md_path = write_report(folder, top=5)
+    with print_defaults():  # its tests read every format
+        html_path, md_path = write_report(folder, top=5)
     games = pd.read_parquet(folder / "games.parquet")
     meta = json.loads((folder / "run.json").read_text())
     return folder, meta, games, md_path.read_text("utf-8"), html_path.read_text("utf-8")

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chart_defaults import print_defaults
+from cli_helpers import run_main
 from matplotlib.colors import TwoSlopeNorm, rgb_to_hsv
 from PIL import Image
 from test_analysis_compare import DEFAULT
@@ -46,7 +48,8 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def reported(tmp_path_factory):
     """A synthetic Beggar-My-Neighbour run and its report, written with the defaults."""
     folder = make_run(tmp_path_factory.mktemp("print") / "run")
-    write_report(folder, top=3)
+    with print_defaults():
+        write_report(folder, top=3)
     return folder
 
 
@@ -332,20 +335,22 @@ def test_code_in_html_tables_never_breaks(reported):
 # --- the command line ---------------------------------------------------------------------
 
 
-def run_cli(cardsim_exe: str, *args, cwd=REPO) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [cardsim_exe, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600
-    )
+def run_cli(*args, cwd=REPO) -> subprocess.CompletedProcess:
+    """``cardsim ARGS`` in this process, through the console script's entry point
+    (:func:`cli_helpers.run_main`): what is checked is what a command writes and says."""
+    return run_main([str(arg) for arg in args], cwd=cwd)
 
 
-def test_report_dpi_and_formats_flags(cardsim_exe, tmp_path):
+@pytest.mark.end_to_end
+def test_report_dpi_and_formats_flags(tmp_path):
     folder = make_run(tmp_path / "run")
-    result = run_cli(cardsim_exe, "report", folder, "--dpi", "150", "--formats", "png,pdf")
+    result = run_cli("report", folder, "--dpi", "150", "--formats", "png,pdf")
     assert result.returncode == 0, result.stderr
     assert {p.suffix for p in (folder / "charts").iterdir()} == {".png", ".pdf"}
     assert png_dpi((folder / "charts" / "survival.png").read_bytes()) == (150, 150)
 
 
+@pytest.mark.end_to_end
 @pytest.mark.parametrize(
     ("flags", "shown"),
     [
@@ -357,7 +362,7 @@ def test_report_dpi_and_formats_flags(cardsim_exe, tmp_path):
         (["--dpi", "20"], "--dpi: '20' is not allowed; give a whole number from 50 to 1200"),
     ],
 )
-def test_bad_chart_flags_are_one_error_line_and_write_nothing(cardsim_exe, tmp_path, flags, shown):
+def test_bad_chart_flags_are_one_error_line_and_write_nothing(tmp_path, flags, shown):
     folder = make_run(tmp_path / "run")
     runs = [make_compare_run(tmp_path / name, 495) for name in ("a", "b")]
     study = tmp_path / "study.toml"
@@ -370,18 +375,18 @@ def test_bad_chart_flags_are_one_error_line_and_write_nothing(cardsim_exe, tmp_p
         ["tournament", "crazy-eights", "--strategies", "random,first", "--out", tmp_path / "t"],
     ]
     for command in commands:
-        result = run_cli(cardsim_exe, *command, *flags)
+        result = run_cli(*command, *flags)
         assert result.returncode == 2, (command, result.stderr)
         lines = result.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"error: {shown}"), (command, lines)
         assert snapshot(tmp_path) == before, command
 
 
-def test_sweep_compare_and_tournament_pass_the_flags_on(cardsim_exe, tmp_path):
+@pytest.mark.end_to_end
+def test_sweep_compare_and_tournament_pass_the_flags_on(tmp_path):
     study = tmp_path / "study.toml"
     study.write_text((REPO / "studies" / "pis-yedili-sevens.toml").read_text())
     result = run_cli(
-        cardsim_exe,
         *("sweep", study, "--out", tmp_path / "sweep", "--games", "40", "--threads", "1"),
         *("--dpi", "90", "--formats", "svg,png"),
     )
@@ -391,12 +396,11 @@ def test_sweep_compare_and_tournament_pass_the_flags_on(cardsim_exe, tmp_path):
     assert png_dpi((charts_dir / "survival_4p.png").read_bytes()) == (90, 90)
 
     cells = [tmp_path / "sweep" / "adding-4p", tmp_path / "sweep" / "doubling-4p"]
-    result = run_cli(cardsim_exe, "compare", *cells, "--out", tmp_path / "cmp", "--formats", "pdf")
+    result = run_cli("compare", *cells, "--out", tmp_path / "cmp", "--formats", "pdf")
     assert result.returncode == 0, result.stderr
     assert {p.suffix for p in (tmp_path / "cmp" / "charts").iterdir()} == {".pdf"}
 
     result = run_cli(
-        cardsim_exe,
         *("tournament", "crazy-eights", "--strategies", "random,first", "--players", "2"),
         *("--games", "40", "--seed", "1", "--threads", "1", "--out", tmp_path / "t"),
         *("--dpi", "75", "--formats", "png"),
