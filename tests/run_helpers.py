@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pandas.testing import assert_frame_equal
+
+from analysis.load import load_run
 from simulate.folder import manifest as mf
 
 RUN_FOLDER = {"run.json", "manifest.jsonl", "games", ".lock"}
@@ -52,3 +55,19 @@ def assert_same_bytes(a: Path, b: Path) -> None:
     sums = [part.sha256 for entry in manifest_a.entries for part in entry.parts.values()]
     assert sums == [part.sha256 for entry in manifest_b.entries for part in entry.parts.values()]
     assert (a / mf.MANIFEST_FILE).read_bytes() == (b / mf.MANIFEST_FILE).read_bytes()
+
+
+def records_equal(folder: Path, expected: Path) -> None:
+    """``load_run`` gives the same tables (values, dtypes, order, categories): the games,
+    the matches and the logged games' events, where the expected run has them. Compared
+    exactly: pandas compares the categorical columns of tables compared approximately one
+    value at a time (17 s for a run's 721,419 events, against 0.5 s exactly)."""
+    got, want = load_run(folder), load_run(expected)
+    assert len(got.games) > 0
+    assert_frame_equal(got.games, want.games, check_exact=True)
+    assert list(got.games["end"].cat.categories) == list(want.games["end"].cat.categories)
+    for kind in ("matches", "events"):
+        mine, theirs = getattr(got, kind), getattr(want, kind)
+        assert (mine is None) == (theirs is None), kind
+        if theirs is not None:
+            assert_frame_equal(mine, theirs, check_exact=True)

@@ -21,6 +21,7 @@ import pytest
 from cli_helpers import run_main
 from faults import set_chunk_size
 from pandas.testing import assert_frame_equal
+from run_helpers import records_equal
 
 import simulate
 from analysis.load import load_run
@@ -76,15 +77,6 @@ def one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
 
 def meta_of(folder: Path) -> dict:
     return json.loads((folder / "run.json").read_text())
-
-
-def records_equal(folder: Path, expected: Path) -> None:
-    """``load_run`` gives the same tables (values, dtypes, order, categories)."""
-    got, want = load_run(folder), load_run(expected)
-    assert_frame_equal(got.games, want.games)
-    assert list(got.games["end"].cat.categories) == list(want.games["end"].cat.categories)
-    if want.matches is not None:
-        assert_frame_equal(got.matches, want.matches)
 
 
 SCENARIOS = {
