@@ -9,6 +9,10 @@ from collections.abc import Iterator
 
 from analysis.rendering import output
 
+SMALL_CHARTS = ("--formats", "png", "--dpi", str(output.DPI_RANGE[0]))
+"""The flags that give a ``cardsim`` subprocess the tests' small charts (it does not see
+the defaults this process sets)."""
+
 PRINT_DPI, PRINT_FORMATS = output.DEFAULT_DPI, output.DEFAULT_FORMATS
 """What a user's report writes unless told otherwise (read before any test changes them)."""
 

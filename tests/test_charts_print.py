@@ -369,6 +369,7 @@ def test_bad_chart_flags_are_one_error_line_and_write_nothing(tmp_path, flags, s
     study.write_text((REPO / "studies" / "pis-yedili-sevens.toml").read_text())
     before = snapshot(tmp_path)
     commands = [
+        ["simulate", "bmn", "--games", "10", "--out", tmp_path / "s"],
         ["report", folder],
         ["compare", *runs, "--out", tmp_path / "cmp"],
         ["sweep", study, "--out", tmp_path / "sweep", "--games", "10"],

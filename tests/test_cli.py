@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from chart_defaults import SMALL_CHARTS
 from cli_helpers import signal_after_first_chunk
 from pandas.testing import assert_frame_equal
 from run_helpers import RUN_FOLDER, assert_intact, chunk_files
@@ -257,7 +258,7 @@ def test_script_simulate_force_and_report(cardsim_exe, tmp_path):
     assert (run_dir / "manifest.jsonl").read_bytes() == manifest_bytes
     assert json.loads((run_dir / "run.json").read_text())["status"] == "complete"
 
-    report = cli(cardsim_exe, "report", str(run_dir))
+    report = cli(cardsim_exe, "report", str(run_dir), *SMALL_CHARTS)
     assert report.returncode == 0, report.stderr
     assert (run_dir / "report.html").stat().st_size > 0
     markdown = (run_dir / "report.md").read_text()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from chart_defaults import SMALL_CHARTS
 from plugin_helpers import PLUGINS, installed, make_site
 
 import simulate
@@ -142,7 +143,7 @@ def test_command_line(plugin_env, cardsim_exe, tmp_path):
         cardsim_exe,
         plugin_env,
         *("simulate", "hc", "--players", "3", "--games", "20000", "--seed", "1"),
-        *("--out", str(folder)),
+        *("--out", str(folder), *SMALL_CHARTS),
     )
     assert done.returncode == 0, done.stderr
     assert "High card: 20,000 games, 3 players, seed 1" in done.stderr
@@ -155,7 +156,7 @@ def test_command_line(plugin_env, cardsim_exe, tmp_path):
     assert "\nTricks played. " in report
     assert "| rule: aces_high | on (default) |" in report
 
-    done = cardsim(cardsim_exe, plugin_env, "report", str(folder))
+    done = cardsim(cardsim_exe, plugin_env, "report", str(folder), *SMALL_CHARTS)
     assert done.returncode == 0, done.stderr
     assert "report.html" in done.stdout
 

@@ -237,7 +237,7 @@ def _play_skill(folder: Path, request, resume: bool, threads: int | None, cluste
         f"skill games: {request.strategies[0]} in one seat, {OPPONENT} in the others", err=True
     )
     with writer:
-        run_and_report(request, writer, folder, False, cluster=cluster)
+        run_and_report(request, writer, folder, None, cluster=cluster)
 
 
 def _print_measures(out: Path, spec, players: int) -> None:

@@ -140,6 +140,8 @@ def simulate(
             "cpu).",
         ),
     ] = "cpu",
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
 ):
     """Play many games into a run folder, then write its report.
 
@@ -148,6 +150,8 @@ def simulate(
     from ..folder.writer import RunWriter
     from ..request import DEFAULT_GAMES, make_request
 
+    dpi_, formats_ = chart_options(dpi, formats)
+    charts = {"dpi": dpi_, "formats": formats_} if report_ else None
     strategies = seat_list(strategy, seats)
     if scheduler is not None and backend != "cpu":
         raise CardsimError(
@@ -176,7 +180,7 @@ def simulate(
         with cluster_session(scheduler, threads) as cluster:
             request, writer = resume_run(game, out, threads, backend)
             with writer:
-                run_and_report(request, writer, out, report_, cluster=cluster)
+                run_and_report(request, writer, out, charts, cluster=cluster)
     else:
         # Everything is checked before the engine (and numba) is imported: a mistake is
         # reported in a fifth of a second.
@@ -207,7 +211,7 @@ def simulate(
         with cluster_session(scheduler, threads) as cluster:
             writer = RunWriter(out, meta, force=force)
             with writer:
-                run_and_report(request, writer, out, report_, cluster=cluster)
+                run_and_report(request, writer, out, charts, cluster=cluster)
 
 
 def _check_settings(game: str, out: Path, **given) -> None:
@@ -295,8 +299,9 @@ def resume_run(game: str, out: Path, threads: int | None, backend: str = "cpu"):
     return request, writer
 
 
-def run_and_report(request, writer, out: Path, report_: bool, *, cluster=None) -> None:
-    """Stream a run into its folder, then (``report_``) write its report. ``cluster``
+def run_and_report(request, writer, out: Path, charts: dict | None, *, cluster=None) -> None:
+    """Stream a run into its folder, then write its report with ``charts`` (``dpi`` and
+    ``formats``, checked; None: no report). ``cluster``
     (:class:`simulate.cluster.session.Cluster`): where the games are played, if not here."""
     from ..engine import RunInterrupted, stream
 
@@ -321,8 +326,8 @@ def run_and_report(request, writer, out: Path, report_: bool, *, cluster=None) -
         typer.echo(f"{exc}; {then}", err=True)
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
-    if report_:
-        html_path, md_path = report_with_status(out)
+    if charts is not None:
+        html_path, md_path = report_with_status(out, **charts)
         typer.echo(f"wrote {html_path} and {md_path}")
 
 
