@@ -38,8 +38,14 @@ demo: $(STAMP)
 # filled once; the 25 slowest tests close the output. docs/how-it-works.md#tests
 PYTEST_XDIST := -n auto --dist loadgroup
 
-warm: $(STAMP)
+# Again only when a module numba compiles from (or the warm-up itself) changed: a warm
+# cache's check costs a few seconds of every make test-fast.
+WARM_STAMP := $(VENV)/.warm
+$(WARM_STAMP): $(STAMP) $(shell find simulate -name "*.py") tests/warm_numba_cache.py tests/differential/shedding_grid.py
 	$(BIN)/python tests/warm_numba_cache.py
+	touch $(WARM_STAMP)
+
+warm: $(WARM_STAMP)
 
 test: warm
 	$(BIN)/python -m pytest $(PYTEST_XDIST) --durations=25
