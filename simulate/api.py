@@ -168,15 +168,14 @@ def simulate(
 
             write_report(out)
         return load_run(out)
-    meta = request.meta()
+    meta = request.meta(records=records)
     events = None
     if logged:
         from .logs.tables import concat_events
 
         events = concat_events(logged).to_pandas()
-        events.attrs.update(meta if records == "all" else {**meta, "records": records})
+        events.attrs.update(meta)
     if records == "none":
-        meta = {**meta, "records": "none"}
         found = merged[0] if merged else None
         games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
         games_frame.attrs.update(meta)

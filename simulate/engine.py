@@ -304,7 +304,7 @@ def play_run(
     from .aggregate_runs import check_records
 
     check_records(request, records)
-    meta = request.meta() if records == "all" else {**request.meta(), "records": records}
+    meta = request.meta(records=records)
     writer = None
     if out is not None:
         if not skip_space_check and records == "all":

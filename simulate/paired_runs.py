@@ -35,7 +35,7 @@ RECORDS = "none"
 
 def cell_meta(request: Request) -> dict:
     """The ``run.json`` of an aggregate-only cell of ``request``."""
-    return {**request.meta(), "records": RECORDS}
+    return request.meta(records=RECORDS)
 
 
 @dataclass(frozen=True)

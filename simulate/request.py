@@ -83,8 +83,10 @@ class Request:
         """What ``games`` counts: ``"game"`` or ``"match"``."""
         return "match" if self.match_play else "game"
 
-    def meta(self) -> dict:
-        """The request as stored in ``run.json``."""
+    def meta(self, *, records: str = "all") -> dict:
+        """The request as stored in ``run.json``, for a run that keeps ``records`` (``all``,
+        or ``none``: an aggregate-only run, which run.json says; a run of every record
+        says nothing, as runs did before aggregate-only runs)."""
         meta = {
             "game": self.game.name,
             "family": self.game.family,
@@ -104,6 +106,8 @@ class Request:
             meta["log"] = self.log
         if self.backend != "cpu":
             meta["backend"] = self.backend  # information only: records never depend on it
+        if records != "all":
+            meta["records"] = records
         return meta
 
 

@@ -203,7 +203,7 @@ def simulate(
 
         records = "all" if records is None else records
         check_records(request, records)
-        meta = {**request.meta(), **({"records": records} if records != "all" else {})}
+        meta = request.meta(records=records)
         if not skip_space_check and records == "all":
             from ..folder.writer import check_space
 
