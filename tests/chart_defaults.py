@@ -36,3 +36,10 @@ def small_charts() -> contextlib.AbstractContextManager[None]:
 def print_defaults() -> contextlib.AbstractContextManager[None]:
     """A user's defaults: every format, PNG at 200 dpi."""
     return charts(PRINT_DPI, PRINT_FORMATS)
+
+
+def every_format() -> contextlib.AbstractContextManager[None]:
+    """A user's formats (PNG, SVG and PDF), the PNG at the lowest resolution: for the
+    reports whose tests read every file written by default but not the PNG's resolution
+    (``print_defaults`` is for those)."""
+    return charts(output.DPI_RANGE[0], PRINT_FORMATS)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chart_defaults import print_defaults
+from chart_defaults import every_format
 from scipy import stats
 from test_analysis_matches import make_match_run
 
@@ -93,7 +93,7 @@ def compared(tmp_path_factory):
         make_run(root / "three", 340, players=3),
     ]
     out = root / "out"
-    with print_defaults():  # its tests read every format
+    with every_format():  # its tests read every format written by default
         html_path, md_path = write_comparison(runs, out, title="Ace penalty study")
     games = [pd.read_parquet(r / "games.parquet") for r in runs]
     with open(out / "comparison.csv", newline="") as handle:

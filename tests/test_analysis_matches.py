@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from chart_defaults import print_defaults
+from chart_defaults import every_format
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -101,7 +101,7 @@ def tables(markdown: str, name: str) -> list[list[list[str]]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     folder = make_match_run(tmp_path_factory.mktemp("matches") / "run")
-    with print_defaults():  # its tests read every format
+    with every_format():  # its tests read every format written by default
         html_path, md_path = write_report(folder)
     return folder, md_path.read_text("utf-8"), html_path.read_text("utf-8")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chart_defaults import print_defaults
+from chart_defaults import every_format
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -87,7 +87,7 @@ def make_run(folder: Path, players: int = 2, rules: dict | None = None) -> Path:
 def built(tmp_path_factory):
     """A 500-deal run and its report, built once: (folder, games, markdown, html)."""
     folder = make_run(tmp_path_factory.mktemp("run") / "run")
-    with print_defaults():  # its tests read every format
+    with every_format():  # its tests read every format written by default
         html_path, md_path = write_report(folder, top=5)
     assert (html_path, md_path) == (folder / "report.html", folder / "report.md")
     games = pd.read_parquet(folder / "games.parquet")

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from chart_defaults import print_defaults
+from chart_defaults import every_format
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -62,7 +62,7 @@ def built(request, tmp_path_factory):
         make_run(folder, "pis-yedili", 4, ["random"] * 4, 500, {"stacking": "any_draw"})
     else:
         make_run(folder, "crazy-eights", 3, ["first", "random", "random"], 400)
-    with print_defaults():  # its tests read every format
+    with every_format():  # its tests read every format written by default
         html_path, md_path = write_report(folder, top=5)
     games = pd.read_parquet(folder / "games.parquet")
     meta = json.loads((folder / "run.json").read_text())
