@@ -9,9 +9,18 @@ from collections.abc import Iterator
 
 from analysis.rendering import output
 
-SMALL_CHARTS = ("--formats", "png", "--dpi", str(output.DPI_RANGE[0]))
+SMALL_DPI, SMALL_FORMATS = output.DPI_RANGE[0], ("png",)
+"""The tests' defaults: PNG only, at the lowest resolution allowed."""
+
+SMALL_CHARTS = ("--formats", ",".join(SMALL_FORMATS), "--dpi", str(SMALL_DPI))
 """The flags that give a ``cardsim`` subprocess the tests' small charts (it does not see
 the defaults this process sets)."""
+
+SMALL_CHARTS_CODE = (
+    "from analysis.rendering import output\n"
+    f"output.DEFAULT_DPI, output.DEFAULT_FORMATS = {SMALL_DPI!r}, {SMALL_FORMATS!r}"
+)
+"""The same for another interpreter (a notebook's kernel), as code for it to run first."""
 
 PRINT_DPI, PRINT_FORMATS = output.DEFAULT_DPI, output.DEFAULT_FORMATS
 """What a user's report writes unless told otherwise (read before any test changes them)."""
@@ -30,7 +39,7 @@ def charts(dpi: int, formats: tuple[str, ...]) -> Iterator[None]:
 
 def small_charts() -> contextlib.AbstractContextManager[None]:
     """The tests' defaults: PNG only, at the lowest resolution allowed."""
-    return charts(output.DPI_RANGE[0], ("png",))
+    return charts(SMALL_DPI, SMALL_FORMATS)
 
 
 def print_defaults() -> contextlib.AbstractContextManager[None]:
@@ -42,4 +51,4 @@ def every_format() -> contextlib.AbstractContextManager[None]:
     """A user's formats (PNG, SVG and PDF), the PNG at the lowest resolution: for the
     reports whose tests read every file written by default but not the PNG's resolution
     (``print_defaults`` is for those)."""
-    return charts(output.DPI_RANGE[0], PRINT_FORMATS)
+    return charts(SMALL_DPI, PRINT_FORMATS)

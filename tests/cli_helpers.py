@@ -56,3 +56,10 @@ def run_main(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess:
             traceback.print_exc()
             code = 1
     return subprocess.CompletedProcess(["cardsim", *args], code, out.getvalue(), err.getvalue())
+
+
+def cardsim_here(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``cardsim ARGS`` (each argument as text) run in this process by :func:`run_main`, in
+    ``cwd`` (default: the current folder): for the tests of what a command writes or says,
+    where no real process, signal or exit status of the installed script is under test."""
+    return run_main([str(arg) for arg in args], cwd=Path.cwd() if cwd is None else cwd)

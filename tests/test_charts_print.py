@@ -6,14 +6,13 @@ in HTML tables that never breaks."""
 import base64
 import io
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from chart_defaults import print_defaults
-from cli_helpers import run_main
+from cli_helpers import cardsim_here as run_cli
 from matplotlib.colors import TwoSlopeNorm, rgb_to_hsv
 from PIL import Image
 from test_analysis_compare import DEFAULT
@@ -333,12 +332,6 @@ def test_code_in_html_tables_never_breaks(reported):
 
 
 # --- the command line ---------------------------------------------------------------------
-
-
-def run_cli(*args, cwd=REPO) -> subprocess.CompletedProcess:
-    """``cardsim ARGS`` in this process, through the console script's entry point
-    (:func:`cli_helpers.run_main`): what is checked is what a command writes and says."""
-    return run_main([str(arg) for arg in args], cwd=cwd)
 
 
 @pytest.mark.end_to_end

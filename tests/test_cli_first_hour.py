@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from cli_helpers import run_main
+from cli_helpers import cardsim_here as cli  # test_version runs the installed script
 from pandas.testing import assert_frame_equal
 from typer.testing import CliRunner
 
@@ -18,12 +18,6 @@ from analysis.load import load_run
 from simulate.cli import app
 
 runner = CliRunner()
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    """``cardsim ARGS`` in this process, through the console script's entry point
-    (:func:`cli_helpers.run_main`); ``test_version`` runs the installed script."""
-    return run_main(list(args), cwd=Path.cwd())
 
 
 def one_error(done: subprocess.CompletedProcess, *words: str) -> str:
@@ -160,7 +154,6 @@ def test_the_package_builds_without_deprecation_warnings(tmp_path):
     nothing: ``project.license`` is an SPDX string, not a table."""
     import os
     import sys
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from chart_defaults import SMALL_CHARTS_CODE
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
 
@@ -24,11 +25,9 @@ def test_the_committed_notebook_has_no_outputs():
 @pytest.mark.slow
 def test_the_notebook_runs_and_draws_its_charts(tmp_path):
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    # the kernel writes its report's charts as every test does (chart_defaults.py): PNG only,
-    # at the lowest resolution; the charts the notebook shows are drawn as a reader sees them
-    small = "from analysis.rendering import output\n"
-    small += "output.DEFAULT_DPI, output.DEFAULT_FORMATS = output.DPI_RANGE[0], ('png',)"
-    notebook.cells.insert(0, nbformat.v4.new_code_cell(small))
+    # the kernel writes its report's charts as every test does; the charts the notebook
+    # shows are drawn as a reader sees them
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(SMALL_CHARTS_CODE))
     client = nbclient.NotebookClient(
         notebook,
         timeout=600,

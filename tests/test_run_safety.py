@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import run_main
+from cli_helpers import cardsim_here as cardsim  # what a command makes of a folder
 from faults import set_chunk_size
 from pandas.testing import assert_frame_equal
 from run_helpers import records_equal
@@ -29,15 +29,10 @@ from analysis.records import DamagedRun
 from simulate.folder import manifest as mf
 from simulate.folder.lock import lock_folder
 
+# The runs killed or failed on purpose are real processes (FAULTS: start_faulty, a full disk);
+# what a command then makes of their folder runs in this process (cardsim).
 FAULTS = str(Path(__file__).with_name("faults.py"))
 PIS_SINGLE = ["--rule", "match_deals=none"]
-
-
-def cardsim(*args: str) -> subprocess.CompletedProcess:
-    """``cardsim ARGS`` run in this process (:func:`cli_helpers.run_main`): these calls check
-    what a command makes of a folder, not its process. The runs killed or failed on purpose
-    are real processes (``FAULTS``: :func:`start_faulty`, a full disk)."""
-    return run_main(list(args), cwd=Path.cwd())
 
 
 def start_faulty(*faults: str, args: list[str], ready: Path) -> subprocess.Popen:
