@@ -81,14 +81,14 @@ def _shedding() -> dict:
 
 
 def _beggar() -> dict:
-    """Beggar-My-Neighbour's kernels (its GPU twin) and their argument types."""
+    """Beggar-My-Neighbour's GPU kernels and their argument types."""
     from simulate.games.beggar import cuda_kernel
 
     i32, i8 = types.int32[::1], types.int8[::1]
     columns = (i32, i32, i8, i8, i32, i32, types.int8[:, ::1], i32, i32, types.int64[::1])
     i64 = types.int64
     return {
-        cuda_kernel.play_random_deals: (types.uint64, types.uint64, i64, i64, i64[::1], *columns),
+        cuda_kernel.play_random_deals: (i64, i64, i64, i64, i64[::1], *columns),
         cuda_kernel.play_given_deals: (
             i64,
             i64[::1],

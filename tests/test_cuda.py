@@ -3,11 +3,11 @@
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set in a fresh interpreter: numba
 reads it when numba.cuda is imported) the GPU kernels run as Python, so small runs check
 every column against the CPU kernel: Beggar-My-Neighbour's (players, rules, cycles and time
-limits) and the shedding games' (every preset, strategy and knob, matches). The simulator
-runs Python semantics, not numba's typing, and the shedding kernels' threads call the CPU's
-compiled game there, so it checks their launching; that the shedding kernels compile for the
-device is checked with numba-cuda's compiler where the CUDA toolkit's libraries are found,
-and the same checks on a real GPU (skipped without one) are what proves the device code.
+limits) and the shedding games' (every preset, strategy and knob, matches). Every GPU
+kernel's threads call the CPU kernel's own game, which runs compiled for the CPU under the
+simulator, so the simulator checks their launching; that the kernels compile for the device
+is checked with numba-cuda's compiler where the CUDA toolkit's libraries are found, and the
+same checks on a real GPU (skipped without one) are what proves the device code.
 Without a GPU, ``--backend cuda`` is one line, exit 2.
 """
 

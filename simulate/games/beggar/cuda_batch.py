@@ -65,8 +65,8 @@ def play_on_device(seed: int, first_game: int, count: int, players: int, rules: 
     out = _device_outputs(count, players)
     blocks, threads = grid(count)
     play_random_deals[blocks, threads](
-        np.uint64(key0),
-        np.uint64(key1),
+        np.int64(key0),
+        np.int64(key1),
         np.int64(first_game),
         np.int64(players),
         cuda.to_device(rules.to_vector()),

@@ -819,8 +819,9 @@ def play_game(scratch, n, rules, held, log):
 
 
 @njit(cache=True, _nrt=False)
-def _deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row):
-    """Deal game ``game`` of the run and play it; ``held[row]`` receives the hands.
+def deal_and_play(key0, key1, game, n, rules, stream, deck, scratch, held, row):
+    """Deal game ``game`` of the run and play it; ``held[row]`` receives the hands. The
+    CPU's parallel kernel and the GPU's (:mod:`.cuda_kernel`) each call it for every deal.
 
     (Taking array views here, in a function without reference counting, keeps atomic
     increments out of the per-deal loop of the parallel kernel.)
@@ -855,7 +856,7 @@ def play_random_deals(table, run, out, workers, taken):
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
-                result = _deal_and_play(
+                result = deal_and_play(
                     key0, key1, first_game + i, n, rules, stream, deck, scratch, held, i
                 )
                 end[i], winner[i], cards[i], tricks[i], cycle_cards[i], cycle_tricks[i] = result[:6]
