@@ -16,6 +16,7 @@ both 63 to 69 s where one after the other took 98 to 123 s on the 2-core machine
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -52,11 +53,19 @@ def runs(family: str | None = None) -> list[tuple[str, dict]]:
 
 
 def warm(family: str | None) -> None:
-    """Play the runs of ``family`` (all of them: None) in this process."""
+    """Play the runs of ``family`` (all of them: None) in this process; for
+    Beggar-My-Neighbour also given deals (the kernel the case and differential tests use)."""
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as tmp:
         for i, (game, options) in enumerate(runs(family)):
             simulate(game, games=64, seed=1, threads=1, out=Path(tmp) / str(i), **options)
+    if family in (None, "beggar"):
+        from differential.beggar_grid import short_deal
+
+        from simulate.games.beggar import batch
+        from simulate.games.beggar.rules import BeggarRules
+
+        batch.play_hands([short_deal(random.Random(1))], BeggarRules())
 
 
 def main(argv: list[str]) -> int:

@@ -186,7 +186,10 @@ def play_match_batch(
         played[:] = rules.match_deals
     else:  # a first pass counts each match's deals
         plan = MatchPlan(*ending, offsets=played, write=False)
-        no_rows = kernel_outputs(empty_columns(0, players))
+        # Rows it never writes; two, because numpy calls an empty or one-row array
+        # C-contiguous as well as F-contiguous, for which numba would compile the kernel
+        # again (the second pass's columns are F-contiguous only).
+        no_rows = kernel_outputs(empty_columns(2, players))
         play_matches(
             table, seats, run, plan, no_rows, tallies, *sharing(block=MATCH_BLOCK, games=count)
         )

@@ -1123,7 +1123,13 @@ def play_game(
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
     passes ``k % n``). ``g`` is the run's scratch (``G_SIZE``), made by :func:`_prepare`.
-    ``log``: None, or the :class:`simulate.logs.compiled.Log` that gets the game's events."""
+    ``log``: None, or the :class:`simulate.logs.compiled.Log` that gets the game's events.
+
+    Callers pass ``stream_id``, ``first`` and ``row`` as int64 values, never as literal
+    constants: numba compiles a function again for each literal argument it is called with,
+    and this one is most of the kernel's compile time (a literal ``0`` or ``-1`` in each
+    caller made four compiled copies of it where two, with and without a log, serve every
+    caller: the CPU's kernels and the GPU's, under the CUDA simulator too)."""
     stream_init(stream, key0, key1, game, stream_id)
     seat = _deal(g, stream, decks, hand_size, first)
     if log is not None:
@@ -1204,14 +1210,14 @@ def play_random_games(table, strategies, run, out, workers, taken):
                     key0,
                     key1,
                     first_game + i,
-                    0,
-                    -1,
+                    np.int64(0),
+                    np.int64(-1),
                     decks,
                     hand_size,
                     user,
                     stats,
                     seats,
-                    0,
+                    np.int64(0),
                     None,
                 )
                 _narrow(stats, seats, small, counts, left, points, score, i)
@@ -1250,7 +1256,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
             for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):
                 for seat in range(n):
                     totals[i, seat] = 0
-                k = 0
+                k = np.int64(0)  # not the literal 0: see play_game
                 while k < max_deals:
                     play_game(
                         g,
@@ -1265,7 +1271,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
                         user,
                         stats,
                         seats,
-                        0,
+                        np.int64(0),
                         None,
                     )
                     if write:
@@ -1304,7 +1310,7 @@ def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
         strategies.user,
         stats,
         seats,
-        0,
+        np.int64(0),
         log,
     )
     _narrow(stats, seats, out.small, out.counts, out.left, out.points, out.score, 0)
