@@ -54,7 +54,8 @@ def runs(family: str | None = None) -> list[tuple[str, dict]]:
 
 def warm(family: str | None) -> None:
     """Play the runs of ``family`` (all of them: None) in this process; for
-    Beggar-My-Neighbour also given deals (the kernel the case and differential tests use)."""
+    Beggar-My-Neighbour also given deals, logged or not (the kernels of the case,
+    differential and replay tests)."""
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as tmp:
         for i, (game, options) in enumerate(runs(family)):
@@ -65,7 +66,9 @@ def warm(family: str | None) -> None:
         from simulate.games.beggar import batch
         from simulate.games.beggar.rules import BeggarRules
 
-        batch.play_hands([short_deal(random.Random(1))], BeggarRules())
+        deal = short_deal(random.Random(1))
+        batch.play_hands([deal], BeggarRules())
+        batch.log_hands(deal, BeggarRules())
 
 
 def main(argv: list[str]) -> int:

@@ -96,11 +96,14 @@ def play_random(
     """
     table = rules_table(rules, players)
     seats = seat_arrays(strategies, players, forget)
-    columns = empty_columns(count, players)
+    # At least two rows (the games past ``count`` are played and dropped): numpy calls an
+    # empty or one-row array C-contiguous as well as F-contiguous, for which numba would
+    # compile the kernel again (a replay plays one game).
+    rows = max(count, 2)
+    columns = empty_columns(rows, players)
     run = Run(*seed_key(seed), first_game)
-    play_random_games(
-        table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=count)
-    )
+    play_random_games(table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=rows))
+    columns = {name: column[:count] for name, column in columns.items()}
     return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
 
 
@@ -186,9 +189,7 @@ def play_match_batch(
         played[:] = rules.match_deals
     else:  # a first pass counts each match's deals
         plan = MatchPlan(*ending, offsets=played, write=False)
-        # Rows it never writes; two, because numpy calls an empty or one-row array
-        # C-contiguous as well as F-contiguous, for which numba would compile the kernel
-        # again (the second pass's columns are F-contiguous only).
+        # Rows it never writes; two, as in play_random.
         no_rows = kernel_outputs(empty_columns(2, players))
         play_matches(
             table, seats, run, plan, no_rows, tallies, *sharing(block=MATCH_BLOCK, games=count)
