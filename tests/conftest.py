@@ -161,25 +161,63 @@ def _uses_module_fixture(item) -> bool:
     return any(defs and defs[-1].scope == "module" for defs in info.name2fixturedefs.values())
 
 
-@pytest.fixture(scope="session")
-def local_address():
-    """The address of one ``LocalCluster`` of two one-thread worker processes, shared by
-    every test of the run that needs a cluster but does not test starting one (they are
-    all in the xdist group ``cluster``, so it starts once, in one worker)."""
-    import logging
+class _RunCluster:
+    """The test run's ``LocalCluster`` of two one-thread worker processes: started by the
+    first test that needs it, closed as soon as the next test of this worker is outside the
+    xdist group ``cluster`` (an idle cluster takes a fifth of a core, polling), started
+    again if a later test needs it."""
 
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.CRITICAL,
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
+    def __init__(self) -> None:
+        self.cluster = None
+
+    def address(self) -> str:
+        if self.cluster is None:
+            import logging
+
+            import distributed
+
+            self.cluster = distributed.LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+        return self.cluster.scheduler_address
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            cluster, self.cluster = self.cluster, None
+            cluster.close()
+
+
+_RUN_CLUSTER = _RunCluster()
+
+
+@pytest.fixture
+def local_address() -> str:
+    """The address of the run's ``LocalCluster``, shared by every test of the run that
+    needs a cluster but does not test starting one (they are all in the xdist group
+    ``cluster``, so it starts once, in one worker)."""
+    pytest.importorskip("distributed")
+    return _RUN_CLUSTER.address()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or _group(nextitem) != "cluster":
+        _RUN_CLUSTER.close()
+
+
+def pytest_sessionfinish(session):
+    _RUN_CLUSTER.close()
+
+
+def _group(item) -> str | None:
+    """The xdist group ``item`` is marked with, if any."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    return marker.args[0] if marker.args else marker.kwargs.get("name")
 
 
 @pytest.fixture(scope="session")

@@ -8,12 +8,13 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from pathlib import Path
-
-from matplotlib import rc_context
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from analysis.errors import ReportError
 from analysis.rendering.document import Block, to_html, to_markdown
+
+if TYPE_CHECKING:  # matplotlib is imported where a chart is drawn, not to check --dpi
+    from matplotlib.figure import Figure
 
 CHART_FORMATS = ("png", "svg", "pdf")
 """The formats a chart can be written in."""
@@ -116,6 +117,8 @@ def render(fig: Figure, fmt: str, dpi: int = DEFAULT_DPI) -> bytes:
     """The figure as ``png`` (at ``dpi``, recorded in the file), ``svg`` or ``pdf`` bytes;
     the SVG and the PDF are identical from one run to the next (fixed hash salt, no
     date)."""
+    from matplotlib import rc_context
+
     buf = io.BytesIO()
     metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
     with rc_context({"svg.hashsalt": "cardsim"}):
