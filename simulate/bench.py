@@ -392,7 +392,27 @@ def paired_bursts(trees: list[Path], kernel: str, burst: int, rounds: int) -> li
             worker.wait()
 
 
-def against(revision: str, games: int, repeats: int, rounds: int, only: str | None) -> None:
+def against_kernels(only: str | None, games: int) -> list[tuple[str, int, int]]:
+    """The kernels ``--against`` times for ``--only`` (``None``: every one), each ``(name,
+    players, games)``: Beggar-My-Neighbour's 2-4 players with ``games`` deals, each
+    shedding preset's 2 and 4 players with a quarter as many."""
+    kernels = []
+    if only in (None, "bmn"):
+        kernels += [("bmn", players, games) for players in (2, 3, 4)]
+    if only in (None, "shedding"):
+        kernels += [(name, players, games // 4) for name in PRESETS for players in (2, 4)]
+    return kernels
+
+
+def against(
+    revision: str,
+    games: int,
+    repeats: int,
+    rounds: int,
+    only: str | None,
+    *,
+    kernels: list[tuple[str, int, int]] | None = None,
+) -> None:
     """Print, per kernel, the one-thread rates of ``revision``'s tree and of this one, and
     their ratio (this tree over the other). ``repeats`` runs, each a fresh pair of processes
     playing ``rounds`` paired bursts (:func:`paired_bursts`): a run's ratio is the median of
@@ -400,13 +420,11 @@ def against(revision: str, games: int, repeats: int, rounds: int, only: str | No
     rates the medians over every burst. Fresh processes, because one process of a tree can
     run a few percent faster or slower than the next (where its arrays and code fall).
     ``revision``: a git revision, or the path of a checkout (say a worktree with a change
-    that is measured, not committed)."""
+    that is measured, not committed). ``kernels``: those of :func:`against_kernels`
+    unless given."""
     root = Path(__file__).resolve().parent.parent
-    kernels = []
-    if only in (None, "bmn"):
-        kernels += [("bmn", players, games) for players in (2, 3, 4)]
-    if only in (None, "shedding"):
-        kernels += [(name, players, games // 4) for name in PRESETS for players in (2, 4)]
+    if kernels is None:
+        kernels = against_kernels(only, games)
     with tempfile.TemporaryDirectory() as folder:
         old = Path(revision)
         made = not (old / "simulate").is_dir()

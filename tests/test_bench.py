@@ -51,17 +51,27 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
 
 
 def test_against_a_checkout_pairs_bursts_of_each_kernel(capsys):
-    """``--against PATH``: each kernel's bursts played by one process per tree in turn; this
-    tree against itself, so every rate is positive and each row has its ratio within the
-    runs' range."""
+    """``--against PATH``: a kernel's bursts played by one process per tree in turn; this
+    tree against itself, so every rate is positive and the row has its ratio within the
+    runs' range. One kernel is played here; which kernels ``--only`` names is checked
+    without playing them."""
     root = bench.Path(bench.__file__).resolve().parent.parent
     seconds = bench.paired_bursts([root, root], "bmn:2", burst=200, rounds=4)
     assert [len(times) for times in seconds] == [4, 4]
     assert all(time > 0 for times in seconds for time in times)
-    bench.against(str(root), games=4_000, repeats=2, rounds=3, only="bmn")
+    kernels = bench.against_kernels("bmn", 4_000)
+    assert kernels == [("bmn", 2, 4_000), ("bmn", 3, 4_000), ("bmn", 4, 4_000)]
+    bench.against(str(root), games=4_000, repeats=2, rounds=3, only="bmn", kernels=kernels[2:])
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
-    assert [row[1] for row in rows] == ["2p", "3p", "4p"]
+    assert [row[1] for row in rows] == ["4p"]
     for row in rows:
         ratio, low, high = float(row[4]), float(row[5].strip("[,")), float(row[6].strip("]"))
         assert low <= ratio <= high
         assert row[-1] == "200"  # a 20th of the games each burst
+
+
+def test_against_times_each_kernel_that_only_names():
+    shedding = bench.against_kernels("shedding", 4_000)
+    assert shedding == [(name, players, 1_000) for name in bench.PRESETS for players in (2, 4)]
+    assert bench.against_kernels(None, 4_000) == bench.against_kernels("bmn", 4_000) + shedding
+    assert bench.against_kernels("runs", 4_000) == []

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from chart_defaults import SMALL_CHARTS
+from cli_helpers import cardsim_here
 from plugin_helpers import PLUGINS, installed, make_site
 
 import simulate
@@ -137,7 +138,10 @@ def cardsim(exe: str, env: dict, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_command_line(plugin_env, cardsim_exe, tmp_path):
+def test_command_line(site, plugin_env, cardsim_exe, tmp_path, monkeypatch):
+    """The installed script finds the plugin by its entry point, plays it and writes its
+    report; ``report``, ``verify`` and ``rules`` then take it like a built-in game."""
+    monkeypatch.setenv("COLUMNS", "200")
     folder = tmp_path / "hc"
     done = cardsim(
         cardsim_exe,
@@ -156,19 +160,21 @@ def test_command_line(plugin_env, cardsim_exe, tmp_path):
     assert "\nTricks played. " in report
     assert "| rule: aces_high | on (default) |" in report
 
-    done = cardsim(cardsim_exe, plugin_env, "report", str(folder), *SMALL_CHARTS)
-    assert done.returncode == 0, done.stderr
-    assert "report.html" in done.stdout
+    # the commands on the folder, in this process: the entry point found the same way
+    with installed(site):
+        done = cardsim_here("report", folder, *SMALL_CHARTS)
+        assert done.returncode == 0, done.stderr
+        assert "report.html" in done.stdout
 
-    done = cardsim(cardsim_exe, plugin_env, "verify", str(folder))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "healthy (300 games replayed equal to their records)" in done.stdout
+        done = cardsim_here("verify", folder)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "healthy (300 games replayed equal to their records)" in done.stdout
 
-    done = cardsim(cardsim_exe, plugin_env, "rules", "highcard")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "High card: aces high; the highest card takes the trick\n"
-    done = cardsim(cardsim_exe, plugin_env, "rules", "hc", "--rule", "aces_high=off")
-    assert done.stdout == "High card: aces low; the highest card takes the trick\n"
+        done = cardsim_here("rules", "highcard")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "High card: aces high; the highest card takes the trick\n"
+        done = cardsim_here("rules", "hc", "--rule", "aces_high=off")
+        assert done.stdout == "High card: aces low; the highest card takes the trick\n"
 
 
 @pytest.mark.parametrize(
@@ -181,8 +187,9 @@ def test_command_line(plugin_env, cardsim_exe, tmp_path):
         (["tournament", "hc", "--strategies", "random,greedy"], "tournament does not take"),
     ],
 )
-def test_command_line_mistakes_are_one_line(plugin_env, cardsim_exe, args, message):
-    done = cardsim(cardsim_exe, plugin_env, *args)
+def test_command_line_mistakes_are_one_line(plugin, args, message, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    done = cardsim_here(*args)
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
