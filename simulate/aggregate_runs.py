@@ -1,19 +1,8 @@
-"""Aggregate-only runs (``--records none``) on the engine's side: what is allowed, and a
-chunk reduced to its statistics (:mod:`analysis.aggregates`, imported only when asked)."""
+"""Aggregate-only runs (``--records none``, a request's ``records="none"``) on the
+engine's side: a chunk reduced to its statistics (:mod:`analysis.aggregates`, imported only
+when asked)."""
 
 from __future__ import annotations
-
-from .errors import CardsimError
-
-RECORDS = ("all", "none")
-"""What ``--records`` (``records=``) accepts: every game's row, or the statistics only."""
-
-
-def check_records(request, records: str) -> None:
-    """Refuse, in one line, a ``records`` value not in :data:`RECORDS` (an aggregate-only
-    run takes any request: single games and match play alike)."""
-    if records not in RECORDS:
-        raise CardsimError(f"--records is all or none, got {records!r}")
 
 
 def reduced_where_played(request, seatings: list, first: int, count: int, playing):

@@ -145,6 +145,7 @@ def simulate(
         rotate_seats=rotate_seats,
         log=log,
         backend=backend,
+        records=records,
     )
     if scheduler is not None and backend != "cpu":
         raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
@@ -159,7 +160,6 @@ def simulate(
             collect=out is None,  # a run folder is read back as load_run reads it
             events=logged,
             play=None if cluster is None else cluster.play_chunks,
-            records=records,
             aggregates=merged,
         )
     if out is not None:
@@ -168,7 +168,7 @@ def simulate(
 
             write_report(out)
         return load_run(out)
-    meta = request.meta(records=records)
+    meta = request.meta()
     events = None
     if logged:
         from .logs.tables import concat_events

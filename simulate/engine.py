@@ -290,21 +290,18 @@ def play_run(
     collect: bool = True,
     play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
     events: list | None = None,
-    records: str = "all",
     aggregates: list | None = None,
 ) -> tuple[pa.Table | None, pa.Table | None]:
     """:func:`run`'s work on a validated ``request``: ``(games, matches)``, the records as
     Arrow tables (``matches`` None unless the rules make matches), the run folder written
     with ``out``. Without ``collect`` the records are only written (both tables are None).
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
-    receives the logged games' events tables (with ``collect``). ``records="none"``: an
-    aggregate-only run (:mod:`analysis.aggregates`): no rows are kept, ``(None, None)`` is
-    returned, ``aggregates`` (a list) receives the run's merged statistics, and ``events``
-    the logged games' events all the same."""
-    from .aggregate_runs import check_records
-
-    check_records(request, records)
-    meta = request.meta(records=records)
+    receives the logged games' events tables (with ``collect``). A request of
+    ``records="none"``: an aggregate-only run (:mod:`analysis.aggregates`): no rows are
+    kept, ``(None, None)`` is returned, ``aggregates`` (a list) receives the run's merged
+    statistics, and ``events`` the logged games' events all the same."""
+    records = request.records
+    meta = request.meta()
     writer = None
     if out is not None:
         if not skip_space_check and records == "all":
@@ -331,7 +328,6 @@ def play_run(
             progress=progress,
             chunk_size=chunk_size,
             play=play,
-            records=records,
         )
     finally:
         if writer is not None:
@@ -358,7 +354,6 @@ def stream(
     chunk_size: int = DEFAULT_CHUNK,
     start: int = 0,
     play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
-    records: str | None = None,
 ) -> None:
     """Play ``request``, writing its run folder through ``writer`` and feeding ``consume``.
 
@@ -378,15 +373,16 @@ def stream(
     A full disk stops it the same way and raises :class:`.results.DiskFull`. The writer
     keeps the folder's lock: the caller closes it.
 
-    ``records="none"`` (default: the run folder's ``records``, else ``all``): every chunk
+    A request of ``records="none"`` (a resumed run's, from its run.json): every chunk
     is reduced to its :class:`analysis.aggregates.Aggregates` (by the worker, on a
     cluster; on the GPU that played it, :mod:`.gpu_aggregates`), which the writer merges;
     ``consume`` receives the reduced chunk (its ``aggregates`` and its logged games'
     ``events``, :func:`.aggregate_runs.reduced`).
     """
     started = time.perf_counter()
-    if records is None:
-        records = writer.meta.get("records", "all") if writer is not None else "all"
+    records = request.records
+    if writer is not None and writer.meta.get("records", "all") != records:
+        raise ValueError(f"a request of records {records!r} for a folder that keeps others")
     meta = writer.meta if writer is not None else request.meta()
     spans = writer.todo(request.games) if writer is not None else [(start, request.games)]
     # The chunks held before this session (a resumed run's), not those it writes.

@@ -33,11 +33,6 @@ RECORDS = "none"
 """What the cells keep: aggregate-only runs."""
 
 
-def cell_meta(request: Request) -> dict:
-    """The ``run.json`` of an aggregate-only cell of ``request``."""
-    return request.meta(records=RECORDS)
-
-
 @dataclass(frozen=True)
 class PlayedTogether:
     """One range of games of every cell of a player count, reduced: ``aggregates`` each
@@ -100,7 +95,7 @@ def reduce_together(chunks: Sequence[Chunk], requests: Sequence[Request]) -> Pla
 
     from .aggregate_runs import reduced
 
-    metas = [cell_meta(request) for request in requests]
+    metas = [request.meta() for request in requests]
     paired = [None]
     for chunk, meta in zip(chunks[1:], metas[1:], strict=True):
         paired.append(count_pairs(chunks[0], chunk, metas[0], meta))

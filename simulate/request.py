@@ -22,6 +22,8 @@ from .rng import MAX_SEED
 DEFAULT_GAMES = 1_000_000
 MAX_LOG_ALL = 100_000
 """The most games (matches) a run may log with ``log="all"``."""
+RECORDS = ("all", "none")
+"""What a run may keep (``records``): every game's row, or its statistics only."""
 
 
 def max_threads() -> int:
@@ -64,6 +66,9 @@ class Request:
     backend: str = "cpu"
     """Where the games are played (:data:`simulate.gpu.BACKENDS`); never changes a record
     (logged games are played on the CPU whatever it is)."""
+    records: str = "all"
+    """What the run keeps (:data:`RECORDS`): ``all``, every game's row; ``none``, its
+    statistics only (an aggregate-only run, :mod:`analysis.aggregates`)."""
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
@@ -83,10 +88,10 @@ class Request:
         """What ``games`` counts: ``"game"`` or ``"match"``."""
         return "match" if self.match_play else "game"
 
-    def meta(self, *, records: str = "all") -> dict:
-        """The request as stored in ``run.json``, for a run that keeps ``records`` (``all``,
-        or ``none``: an aggregate-only run, which run.json says; a run of every record
-        says nothing, as runs did before aggregate-only runs)."""
+    def meta(self) -> dict:
+        """The request as stored in ``run.json``, the one place it is written from (an
+        aggregate-only run says ``"records": "none"``; a run of every record says nothing,
+        as runs did before aggregate-only runs)."""
         meta = {
             "game": self.game.name,
             "family": self.game.family,
@@ -106,8 +111,8 @@ class Request:
             meta["log"] = self.log
         if self.backend != "cpu":
             meta["backend"] = self.backend  # information only: records never depend on it
-        if records != "all":
-            meta["records"] = records
+        if self.records != "all":
+            meta["records"] = self.records
         return meta
 
 
@@ -123,6 +128,7 @@ def make_request(
     rotate_seats: bool = False,
     log: int | str = 0,
     backend: str = "cpu",
+    records: str = "all",
 ) -> Request:
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
@@ -135,7 +141,11 @@ def make_request(
     event (more than ``games`` logs them all), or ``"all"`` (runs of at most
     ``MAX_LOG_ALL`` games). ``backend``: ``"cpu"`` or ``"cuda"`` (a GPU; refused when the
     game has no GPU kernel or no usable GPU is found); the records are the same.
+    ``records``: ``"all"`` keeps every game's row, ``"none"`` the statistics only (an
+    aggregate-only run, for any game, single games and match play alike).
     """
+    if records not in RECORDS:
+        raise CardsimError(f"records is {' or '.join(RECORDS)}, got {records!r}")
     info = resolve_game(game)
     players = info.default_players if players is None else players
     check_players(info, players)
@@ -168,7 +178,9 @@ def make_request(
             raise CardsimError(f"{info.name} has no decisions to make: it takes no strategies")
         if rotate_seats:
             raise CardsimError(f"{info.name} has no strategies to rotate")
-        return Request(info, players, games, seed, rules, threads, log=logged, backend=backend)
+        return Request(
+            info, players, games, seed, rules, threads, log=logged, backend=backend, records=records
+        )
     specs = seat_specs(info, strategies, players)
     names = tuple(str(one) for one in specs)
     if backend != "cpu" and any(name.startswith("user:") for name in names):
@@ -188,6 +200,7 @@ def make_request(
         specs,
         logged,
         backend,
+        records,
     )
 
 
@@ -248,6 +261,7 @@ def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
             strategies=meta.get("strategies"),
             rotate_seats=meta.get("rotate_seats", False),
             log=meta.get("log", 0),
+            records=meta.get("records", "all"),
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None

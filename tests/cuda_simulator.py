@@ -134,8 +134,10 @@ try:
         folders = {}
         for backend in ("cuda", "cpu"):
             out = Path("{tmp}") / f"{game}-{backend}"
-            request = make_request(game, seed=17, threads=1, backend=backend, **options)
-            play_run(request, out=out, collect=False, chunk_size=256, records="none")
+            request = make_request(
+                game, seed=17, threads=1, backend=backend, records="none", **options
+            )
+            play_run(request, out=out, collect=False, chunk_size=256)
             write_report(out, formats="png", dpi=50)
             folders[backend] = out
         gpu, cpu = (load_run(folders[b]) for b in ("cuda", "cpu"))

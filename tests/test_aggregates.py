@@ -7,6 +7,7 @@ import dataclasses
 import json
 import random
 import types
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -29,8 +30,10 @@ def _both(tmp_path, game, players, games, chunk_size, **options):
     folders = []
     for records in ("all", "none"):
         out = tmp_path / records
-        request = make_request(game, players=players, games=games, seed=11, threads=1, **options)
-        play_run(request, out=out, collect=False, chunk_size=chunk_size, records=records)
+        request = make_request(
+            game, players=players, games=games, seed=11, threads=1, records=records, **options
+        )
+        play_run(request, out=out, collect=False, chunk_size=chunk_size)
         write_report(out, formats="png", dpi=50)
         folders.append(out)
     return folders
@@ -244,12 +247,12 @@ def test_cluster_tasks_of_match_play_reduce_and_number_their_deals(task_chunk):
     from simulate.cluster.session import numbered
     from simulate.cluster.task import describe, play_task
 
-    request = make_request("pis-yedili", players=2, games=1200, seed=6, threads=1, log=700)
+    request = make_request(
+        "pis-yedili", players=2, games=1200, seed=6, threads=1, log=700, records="none"
+    )
     here: list = []
     logged: list = []
-    play_run(
-        request, collect=False, chunk_size=2000, records="none", aggregates=here, events=logged
-    )
+    play_run(request, collect=False, chunk_size=2000, aggregates=here, events=logged)
     task, merged, row, events = describe(request, threads=1), None, 0, []
     for first in range(0, 1200, 500):
         chunk = play_task(task, first, min(500, 1200 - first), "none", task_chunk)
@@ -273,8 +276,8 @@ def test_aggregates_file_stays_bounded(tmp_path):
     sizes = []
     for games in (4000, 40000):
         out = tmp_path / str(games)
-        request = make_request("bmn", players=2, games=games, seed=2, threads=1)
-        play_run(request, out=out, collect=False, chunk_size=1000, records="none")
+        request = make_request("bmn", players=2, games=games, seed=2, threads=1, records="none")
+        play_run(request, out=out, collect=False, chunk_size=1000)
         files = list((out / "aggregates").iterdir())
         assert len(files) == 1
         lines = (out / "manifest.jsonl").read_text().splitlines()
@@ -288,7 +291,8 @@ def test_aggregates_file_stays_bounded(tmp_path):
 def test_scan_fills_values_from_aggregates(tmp_path):
     request = make_request("bmn", players=2, games=3000, seed=9, threads=1)
     play_run(request, out=tmp_path / "all", collect=False, chunk_size=1000)
-    play_run(request, out=tmp_path / "none", collect=False, chunk_size=1000, records="none")
+    aggregate_only = replace(request, records="none")
+    play_run(aggregate_only, out=tmp_path / "none", collect=False, chunk_size=1000)
     (a,) = scan(open_run(tmp_path / "all"), lambda: [Values("tricks")])
     (b,) = scan(open_run(tmp_path / "none"), lambda: [Values("tricks")])
     assert a.dist == b.dist and a.dist.n == 3000
@@ -303,11 +307,10 @@ def test_resume_completes_an_interrupted_aggregate_run(tmp_path, game):
     from simulate.engine import stream
     from simulate.folder.writer import RunWriter
 
-    request = make_request(game, players=2, games=5000, seed=4, threads=1)
-    play_run(request, out=tmp_path / "whole", collect=False, chunk_size=1000, records="none")
+    request = make_request(game, players=2, games=5000, seed=4, threads=1, records="none")
+    play_run(request, out=tmp_path / "whole", collect=False, chunk_size=1000)
     out = tmp_path / "cut"
-    meta = {**request.meta(), "records": "none"}
-    with RunWriter(out, meta) as writer:
+    with RunWriter(out, request.meta()) as writer:
         stream(dataclasses.replace(request, games=2000), writer, chunk_size=1000)
     meta_now = json.loads((out / "run.json").read_text())
     meta_now.update(status="interrupted", games=5000)
@@ -326,13 +329,27 @@ def test_resume_completes_an_interrupted_aggregate_run(tmp_path, game):
         assert a.matches.groups == b.matches.groups
 
 
+def test_what_a_run_keeps_is_part_of_its_request():
+    """run.json says ``records`` from the request alone, and gives it back to a resumed or
+    verified run; a run of every record says nothing, as folders from before did."""
+    from simulate.request import request_from_meta
+
+    for game in ("bmn", "pis-yedili"):
+        kept = make_request(game, games=10, seed=1, threads=1, records="none")
+        assert kept.meta()["records"] == "none"
+        assert request_from_meta(kept.meta(), threads=1) == kept
+        every = replace(kept, records="all")
+        assert "records" not in every.meta()
+        assert request_from_meta(every.meta()).records == "all"
+
+
 def test_records_none_refuses_what_it_cannot_keep():
-    request = make_request("pis-yedili", players=2, games=10, seed=1, threads=1)
+    request = make_request("pis-yedili", players=2, games=10, seed=1, threads=1, records="none")
     found: list = []
-    assert play_run(request, records="none", aggregates=found) == (None, None)
+    assert play_run(request, aggregates=found) == (None, None)
     assert found[0].matches.records == 10  # match play is kept too
     with pytest.raises(CardsimError, match="all or none"):
-        play_run(make_request("bmn", games=10, seed=1, threads=1), records="some")
+        make_request("bmn", games=10, seed=1, threads=1, records="some")
 
 
 def test_cli_records_none(tmp_path, capsys):
@@ -411,9 +428,11 @@ def test_verify_replays_the_kept_games_of_an_aggregate_only_run_and_repairs_it(t
     from simulate.folder.manifest import read_manifest
     from simulate.folder.verify import verify_run
 
-    request = make_request("crazy-eights", players=3, games=6_000, seed=4, threads=1)
+    request = make_request(
+        "crazy-eights", players=3, games=6_000, seed=4, threads=1, records="none"
+    )
     folder = tmp_path / "run"
-    play_run(request, out=folder, chunk_size=2_000, collect=False, records="none")
+    play_run(request, out=folder, chunk_size=2_000, collect=False)
     before = load_run(folder).aggregates
     verdict = verify_run(folder, replay=30)
     assert verdict.healthy and verdict.replayed == 30, verdict

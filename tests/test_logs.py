@@ -4,6 +4,7 @@ against the records, and events.parquet in a run folder."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -264,10 +265,11 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     from simulate.request import make_request
 
     request = make_request("crazy-eights", players=3, games=5_000, seed=9, threads=1, log=1_500)
-    meta = {**request.meta(), "records": "none"}
+    aggregate_only = replace(request, records="none")
+    meta = aggregate_only.meta()
     full, aggregate = tmp_path / "full", tmp_path / "none"
     play_run(request, out=full, chunk_size=1_000, collect=False)
-    play_run(request, out=aggregate, chunk_size=1_000, collect=False, records="none")
+    play_run(aggregate_only, out=aggregate, chunk_size=1_000, collect=False)
     entries = read_manifest(aggregate).entries
     assert [("events" in e.parts, e.count) for e in entries] == [
         (True, 1_000),
@@ -288,7 +290,7 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
         writer.write(first, count, {"aggregates": chunk.aggregates, "events": chunk.events})
     writer, _ = RunWriter.resume(crashed)
     with writer:
-        stream(request, writer, chunk_size=1_000)
+        stream(aggregate_only, writer, chunk_size=1_000)
     resumed = load_run(crashed)
     assert resumed.events.equals(whole.events)
     assert resumed.aggregates.groups == kept.aggregates.groups

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +132,7 @@ def test_aggregate_only_study_compares_as_the_full_records_do(tmp_path, text, ce
         # The cell's statistics are those of its run played alone (simulate --records
         # none), down to the game (deal) numbers of the longest games kept.
         alone = tmp_path / f"alone-{position}"
-        play_run(cell.request, out=alone, collect=False, chunk_size=999, records="none")
+        play_run(replace(cell.request, records="none"), out=alone, collect=False, chunk_size=999)
         kept = {name: data for name, data in files.items() if name.startswith("aggregates/")}
         assert kept == chunk_files(alone)
 
@@ -265,8 +266,10 @@ def test_aggregate_runs_not_played_together_fall_back_and_a_turned_base_stays_pa
     # Two aggregate-only runs played apart keep no pairs: independent samples, said once.
     apart = []
     for name, rules in (("any", {}), ("own", {"wild_mode": "own_suit"})):
-        request = make_request("crazy-eights-plain", players=3, games=1500, seed=5, rules=rules)
-        play_run(request, out=tmp_path / name, collect=False, records="none")
+        request = make_request(
+            "crazy-eights-plain", players=3, games=1500, seed=5, rules=rules, records="none"
+        )
+        play_run(request, out=tmp_path / name, collect=False)
         apart.append(tmp_path / name)
     _, md = write_comparison(apart, tmp_path / "apart", formats="png", dpi=50)
     row = pd.read_csv(tmp_path / "apart" / "comparison.csv").iloc[1]

@@ -195,16 +195,13 @@ def simulate(
             rotate_seats=rotate_seats,
             log=_log_count(log),
             backend=backend,
+            records="all" if records is None else records,
         )
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             out = Path("results") / f"{request.game.name}-{stamp}"
-        from ..aggregate_runs import check_records
-
-        records = "all" if records is None else records
-        check_records(request, records)
-        meta = request.meta(records=records)
-        if not skip_space_check and records == "all":
+        meta = request.meta()
+        if not skip_space_check and request.records == "all":
             from ..folder.writer import check_space
 
             check_space(out, meta, request.games)

@@ -176,6 +176,7 @@ def request_of(task: TaskRequest) -> Request:
         strategies=strategies,
         rotate_seats=meta.get("rotate_seats", False),
         log=meta.get("log", 0),
+        records=meta.get("records", "all"),
     )
 
 

@@ -319,7 +319,7 @@ def load_study(path: str | Path) -> Study:
 
 def _records(value, fail) -> str:
     """The ``records`` key: ``all`` or ``none``, as ``--records`` takes it."""
-    from ..aggregate_runs import RECORDS
+    from ..request import RECORDS
 
     if value not in RECORDS:
         raise fail(("records",), f"records must be {' or '.join(RECORDS)} in quotes, got {value!r}")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CardsimError
@@ -87,8 +87,11 @@ def plan_sweep(
     if force and resume:
         raise CardsimError("give --resume (complete the study in --out) or --force, not both")
     records = study.records if records is None else records
-    cells = study.cells(games, threads)
-    _check_records(study, cells, records)
+    _check_records(study, records)
+    cells = [
+        replace(cell, request=replace(cell.request, records=records))
+        for cell in study.cells(games, threads)
+    ]
     if is_locked(out):
         raise FolderInUse(f"{out} is in use by another sweep; wait for it to finish")
     check_writable(out)
@@ -100,9 +103,7 @@ def plan_sweep(
             f"{out} already holds a study; pass --resume to complete it or --force to "
             "overwrite it, or choose another --out"
         )
-    actions = [
-        _action(out / cell.folder_name, cell, games, records) if resume else RUN for cell in cells
-    ]
+    actions = [_action(out / cell.folder_name, cell, games) if resume else RUN for cell in cells]
     skill_actions = [
         _action(out / cell.folder_name / SKILL_FOLDER, _skill_cell(cell), games)
         if resume and cell.skill is not None
@@ -112,27 +113,18 @@ def plan_sweep(
     return SweepPlan(study, out, cells, actions, games, skill_actions, records)
 
 
-def _check_records(study: Study, cells: list[Cell], records: str) -> None:
+def _check_records(study: Study, records: str) -> None:
     """Refuse, in one line, a ``records`` value the cells cannot keep."""
-    from ..aggregate_runs import RECORDS, check_records
+    from ..request import RECORDS
 
     if records not in RECORDS:
         raise CardsimError(f"--records is {' or '.join(RECORDS)}, got {records!r}")
-    if records == "all":
-        return
-    if study.skill is not None:
+    if records == "none" and study.skill is not None:
         raise study.error(
             ("skill",),
             "skill games cannot be aggregate-only (skill is counted deal by deal, over each "
             "deal's seatings): drop the skill key, or keep every record with --records all",
         )
-    for cell in cells:
-        try:
-            check_records(cell.request, records)
-        except CardsimError as exc:
-            raise CardsimError(
-                f"{study.path}: variant '{cell.variant.name}' with {cell.players} players: {exc}"
-            ) from None
 
 
 def _skill_cell(cell: Cell) -> Cell:
@@ -140,12 +132,12 @@ def _skill_cell(cell: Cell) -> Cell:
     return Cell(cell.variant, cell.players, cell.skill)
 
 
-def _action(folder: Path, cell: Cell, games: int | None, records: str = "all") -> str:
+def _action(folder: Path, cell: Cell, games: int | None) -> str:
     """What --resume does with one cell's folder: run it, resume it or skip it."""
     if not holds_run(folder):
         return RUN
     meta = read_meta(folder)
-    held = meta.get("records", "all")
+    held, records = meta.get("records", "all"), cell.request.records
     if held != records:
         raise CardsimError(
             f"{folder} holds a run with --records {held}, not {records} as this sweep asks; "
@@ -262,7 +254,7 @@ def _play_together(
     the cells' folders; complete cells are kept (and played again only as the base of
     another cell's pairs)."""
     from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
-    from ..paired_runs import CellsWriter, cell_meta, play_here
+    from ..paired_runs import CellsWriter, play_here
 
     cells = [(i, cell) for i, cell in enumerate(plan.cells) if cell.players == players]
     total = len(plan.cells)
@@ -281,7 +273,7 @@ def _play_together(
                 units = "matches" if cell.request.match_play else "games"
                 echo(f"{label}: resuming after {writer.manifest.completed:,} {units}")
             else:
-                writer = stack.enter_context(RunWriter(folder, cell_meta(cell.request), force=True))
+                writer = stack.enter_context(RunWriter(folder, cell.request.meta(), force=True))
                 echo(label)
             writers.append(writer)
         if all(writer is None for writer in writers):
@@ -302,7 +294,6 @@ def _play_together(
                 progress=progress,
                 chunk_size=chunk_size or DEFAULT_CHUNK,
                 play=play,
-                records="none",
             )
         except RunInterrupted as exc:
             what = "complete, then interrupted" if exc.complete else str(exc)
