@@ -88,6 +88,22 @@ class Request:
         """What ``games`` counts: ``"game"`` or ``"match"``."""
         return "match" if self.match_play else "game"
 
+    def identity(self) -> dict:
+        """What decides the run's records, apart from how it is played (threads, backend,
+        cluster, chunk size): requests with equal identities give equal records. A
+        ``--resume`` compares the flags given with the run's own on these alone."""
+        return {
+            "game": self.game.name,
+            "players": self.players,
+            "games": self.games,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "strategies": self.strategies,
+            "rotate_seats": self.rotate_seats,
+            "log": self.log,
+            "records": self.records,
+        }
+
     def meta(self) -> dict:
         """The request as stored in ``run.json``, the one place it is written from (an
         aggregate-only run says ``"records": "none"``; a run of every record says nothing,

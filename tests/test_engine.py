@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from dataclasses import replace
 from datetime import datetime
 
 import numba
@@ -573,3 +574,27 @@ def test_counting_columns_are_delta_encoded(tmp_path):
                 counting = column.path_in_schema in ("game", "match")
                 assert ("DELTA_BINARY_PACKED" in column.encodings) == counting, where
                 assert column.dictionary_page_offset is not None or counting, where
+
+
+def test_a_request_s_identity_is_what_decides_its_records():
+    """Threads and backend never change a record and are not in the identity; every field
+    that does is, and run.json gives it back whole."""
+    request = make_request(
+        "crazy-eights", players=3, games=500, seed=8, threads=1, strategies=["greedy"], log=20
+    )
+    assert request_from_meta(request.meta(), threads=2).identity() == request.identity()
+    assert replace(request, threads=2, backend="cuda").identity() == request.identity()
+    changed = {
+        "players": make_request("crazy-eights", players=4, games=500, seed=8, log=20),
+        "games": replace(request, games=501),
+        "seed": replace(request, seed=9),
+        "rules": replace(request, rules=request.rules.with_overrides({"hand_size": 6})),
+        "strategies": make_request("crazy-eights", players=3, games=500, seed=8, log=20),
+        "rotate_seats": replace(request, rotate_seats=True),
+        "log": replace(request, log=21),
+        "records": replace(request, records="none"),
+    }
+    for name, other in changed.items():
+        differ = {k for k, v in other.identity().items() if v != request.identity()[k]}
+        assert name in differ, name
+    assert set(changed) | {"game"} == set(request.identity())

@@ -165,8 +165,9 @@ def simulate(
             raise CardsimError(
                 "give --resume (complete the run) or --force (overwrite it), not both"
             )
+        held = run_request(game, out, threads)
         _check_settings(
-            game,
+            held,
             out,
             players=players,
             games=games,
@@ -178,7 +179,7 @@ def simulate(
             records=records,
         )
         with cluster_session(scheduler, threads) as cluster:
-            request, writer = resume_run(game, out, threads, backend)
+            request, writer = reopen(held, out, backend)
             with writer:
                 run_and_report(request, writer, out, charts, cluster=cluster)
     else:
@@ -211,43 +212,34 @@ def simulate(
                 run_and_report(request, writer, out, charts, cluster=cluster)
 
 
-def _check_settings(game: str, out: Path, **given) -> None:
-    """Refuse a --resume whose settings that decide records differ from the run's own,
-    naming each difference (the same command with --resume added is accepted)."""
-    import json
+def _check_settings(held, out: Path, **given) -> None:
+    """Refuse a --resume whose settings that decide records differ from those of the run's
+    request ``held`` (:meth:`~simulate.request.Request.identity`), naming each difference
+    (the same command with --resume added is accepted)."""
+    from ..request import logged_games, seat_strategies
 
-    from ..folder.writer import read_meta
-    from ..games.registry import resolve_game
-    from ..request import seat_strategies
-
-    meta = read_meta(out)
-    info = resolve_game(game)
-    players = meta.get("players")
+    run = held.identity()
     differ = []
     for name in ("players", "games", "seed"):
-        if given[name] is not None and given[name] != meta.get(name):
-            differ.append(f"--{name} {given[name]} (the run's: {meta.get(name)})")
+        if given[name] is not None and given[name] != run[name]:
+            differ.append(f"--{name} {given[name]} (the run's: {run[name]})")
     if given["overrides"] is not None:
-        asked = json.loads(json.dumps(info.spec.rules(info.name, given["overrides"]).to_dict()))
-        for knob in sorted(set(asked) | set(meta.get("rules", {}))):
-            if asked.get(knob) != meta.get("rules", {}).get(knob):
-                differ.append(
-                    f"{knob} {asked.get(knob)!r} (the run's: {meta['rules'].get(knob)!r})"
-                )
+        spec, name = held.game.spec, held.game.name
+        asked = spec.rules(name, given["overrides"]).to_dict()
+        for knob in sorted(set(asked) | set(run["rules"])):
+            if asked.get(knob) != run["rules"].get(knob):
+                differ.append(f"{knob} {asked.get(knob)!r} (the run's: {run['rules'].get(knob)!r})")
     if given["strategies"]:
-        asked = list(seat_strategies(game, given["strategies"], players))
-        if asked != meta.get("strategies"):
-            differ.append(f"seats {','.join(asked)} (the run's: {','.join(meta['strategies'])})")
-    if given["rotate_seats"] and not meta.get("rotate_seats"):
+        asked = seat_strategies(run["game"], given["strategies"], run["players"])
+        if asked != run["strategies"]:
+            differ.append(f"seats {','.join(asked)} (the run's: {','.join(run['strategies'])})")
+    if given["rotate_seats"] and not run["rotate_seats"]:
         differ.append("--rotate-seats (the run's seats do not rotate)")
     if given["log"] is not None:
-        from ..request import logged_games
-
-        asked_log = logged_games(_log_count(given["log"]), int(meta.get("games", 0)))
-        if asked_log != meta.get("log", 0):
-            differ.append(f"--log {given['log']} (the run's: {meta.get('log', 0)})")
-    if given["records"] is not None and given["records"] != meta.get("records", "all"):
-        differ.append(f"--records {given['records']} (the run's: {meta.get('records', 'all')})")
+        if logged_games(_log_count(given["log"]), run["games"]) != run["log"]:
+            differ.append(f"--log {given['log']} (the run's: {run['log']})")
+    if given["records"] is not None and given["records"] != run["records"]:
+        differ.append(f"--records {given['records']} (the run's: {run['records']})")
     if differ:
         raise CardsimError(
             f"--resume completes the run in {out} with its own settings, and these differ: "
@@ -270,21 +262,37 @@ def _log_count(log: str | None) -> int | str:
 def resume_run(game: str, out: Path, threads: int | None, backend: str = "cpu"):
     """The request of the run in ``out`` and its writer, reopened to complete it (on
     ``backend``: the records do not depend on it, so it need not be the run's)."""
-    from dataclasses import replace
+    return reopen(run_request(game, out, threads), out, backend)
 
-    from ..folder.writer import RunWriter, crashed, progress_text, read_meta
+
+def run_request(game: str, out: Path, threads: int | None):
+    """The request that the run in ``out`` (a run of ``game``) records in its run.json,
+    to play on ``threads``."""
+    from ..folder.writer import read_meta
     from ..games.registry import resolve_game
-    from ..gpu import check_backend
     from ..request import request_from_meta
 
     info = resolve_game(game)
-    meta = read_meta(out)
-    request = request_from_meta(meta, threads=threads)
+    request = request_from_meta(read_meta(out), threads=threads)
     if request.game != info:
         raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
+    return request
+
+
+def reopen(request, out: Path, backend: str = "cpu"):
+    """``request`` (the run's own, :func:`run_request`) and the writer of its folder
+    ``out``, reopened to complete it on ``backend``."""
+    from dataclasses import replace
+
+    from ..folder.writer import RunWriter, crashed, progress_text, read_meta
+    from ..gpu import check_backend
+
     if backend != "cpu":
-        checked = check_backend(backend, game=info.name, backends=info.spec.backends)
+        checked = check_backend(
+            backend, game=request.game.name, backends=request.game.spec.backends
+        )
         request = replace(request, backend=checked)
+    meta = read_meta(out)
     was_crashed = crashed(out, meta)
     writer, meta = RunWriter.resume(out)
     if was_crashed:
