@@ -102,15 +102,15 @@ def play_chunks(
     progress: bool = False,
     spans: list[tuple[int, int]] | None = None,
     rows_before: Callable[[int], int] | None = None,
-    records: str = "all",
 ) -> Iterator[tuple[int, int, Chunk]]:
     """Play the games (matches, in match play) of ``spans`` (``(first, stop)`` pairs, in
     order; default: the whole run) chunk by chunk; yields ``(first, count, chunk)``.
 
     ``rows_before(first)``: in match play, the records (deals) that precede match
     ``first`` outside ``spans`` (held by a resumed run); the ``game`` column numbers the
-    records of the run from 0. ``records="none"``: a chunk comes reduced already where its
-    engine reduces it where it plays it (:func:`.aggregate_runs.reduced_where_played`)."""
+    records of the run from 0. A request of ``records="none"``: a chunk comes reduced
+    already where its engine reduces it where it plays it
+    (:func:`.aggregate_runs.reduced_where_played`)."""
     numba.set_num_threads(request.threads)
     spans = [(0, request.games)] if spans is None else spans
     seatings = request.seatings()
@@ -121,7 +121,7 @@ def play_chunks(
         for span_first, span_stop in spans:
             for first, count in chunk_spans(span_first, span_stop, chunk_size):
                 row = replayed + (rows_before(first) if rows_before else 0)
-                chunk = _play_chunk(request, seatings, first, count, row, bar.seating, records)
+                chunk = _play_chunk(request, seatings, first, count, row, bar.seating)
                 replayed += (
                     chunk.games.num_rows if chunk.aggregates is None else chunk.aggregates.records
                 )
@@ -166,13 +166,13 @@ def _play_chunk(
     count: int,
     row: int,
     playing: Callable[[int, int, int], None] = lambda count, seating, seatings: None,
-    records: str = "all",
 ) -> Chunk:
     """Games (matches) ``first .. first + count - 1`` in every seating, by the game's
     engine; ``row``: the ``game`` number of the first record in match play. ``playing``
-    hears which seating is being played (for the progress bar). ``records="none"``: reduced
-    where they are played when the engine can (the GPU), else as records."""
-    if records == "none":
+    hears which seating is being played (for the progress bar). A request of
+    ``records="none"``: reduced where they are played when the engine can (the GPU), else
+    as records."""
+    if request.records == "none":
         from .aggregate_runs import reduced_where_played
 
         found = reduced_where_played(request, seatings, first, count, playing)
@@ -412,7 +412,7 @@ def stream(
             # closing: the progress bar is gone before any message about a failure
             left = sum(stop - first for first, stop in spans)
             play_source = play_chunks if play is None else play
-            extra = {"records": records} if records != "all" else {}
+            extra = {}
             if play is not None and records == "all" and writer is not None and consume is None:
                 extra["encoded"] = True  # the worker encodes what the writer only writes
             chunks = play_source(request, chunk_size, progress, spans, rows_before, **extra)

@@ -29,9 +29,6 @@ from .folder.writer import RunWriter
 from .games.spec import Chunk
 from .request import Request
 
-RECORDS = "none"
-"""What the cells keep: aggregate-only runs."""
-
 
 @dataclass(frozen=True)
 class PlayedTogether:
@@ -118,7 +115,7 @@ def play_here(requests: Sequence[Request]) -> Callable[..., Iterator[tuple[int, 
 
     from .engine import ProgressBar, chunk_spans, games_per_chunk
 
-    def play(request, chunk_size, progress=False, spans=None, rows_before=None, records=RECORDS):
+    def play(request, chunk_size, progress=False, spans=None, rows_before=None):
         numba.set_num_threads(request.threads)
         spans = [(0, request.games)] if spans is None else spans
         size = games_per_chunk(request, chunk_share(chunk_size, len(requests)))

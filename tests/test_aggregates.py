@@ -255,7 +255,7 @@ def test_cluster_tasks_of_match_play_reduce_and_number_their_deals(task_chunk):
     play_run(request, collect=False, chunk_size=2000, aggregates=here, events=logged)
     task, merged, row, events = describe(request, threads=1), None, 0, []
     for first in range(0, 1200, 500):
-        chunk = play_task(task, first, min(500, 1200 - first), "none", task_chunk)
+        chunk = play_task(task, first, min(500, 1200 - first), chunk_size=task_chunk)
         assert chunk.games is None and chunk.matches is None
         chunk = numbered(chunk, row)
         row += chunk.aggregates.records

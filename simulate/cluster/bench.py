@@ -135,10 +135,11 @@ def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
         ("Pis Yedili, 4 players", "pis-yedili", {"match_deals": None}),
         ("Beggar-My-Neighbour, 2 players", "bmn", {}),
     ):
-        request = make_request(game, games=games, seed=2026, threads=None, rules=rules)
-        task = describe(request)
         for records, encoded in (("all", False), ("all", True), ("none", False)):
-            result = play_task(task, 0, games, records, encoded=encoded)
+            request = make_request(
+                game, games=games, seed=2026, threads=None, rules=rules, records=records
+            )
+            result = play_task(describe(request), 0, games, encoded=encoded)
             how = ", encoded" if encoded else ""
             sizes[f"{label}, --records {records}{how}"] = len(pickle.dumps(result))
     return sizes

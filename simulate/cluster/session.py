@@ -36,7 +36,7 @@ from ..errors import CardsimError
 from ..games.spec import Chunk
 from ..request import Request, max_threads
 from .address import SchedulerAddress, parse_address
-from .task import VERSIONED, check_versions, describe, play_task, worker_versions
+from .task import VERSIONED, Along, check_versions, describe, play_task, worker_versions
 
 CONNECT_TIMEOUT_S = 5
 """How long to try to reach a scheduler before saying it cannot be reached."""
@@ -266,15 +266,15 @@ class Cluster:
         for address, versions in sorted(found.items()):
             check_versions(mine, versions, f"worker {address}")
 
-    def task_size(self, request: Request, chunk_size: int, left: int, records="all") -> int:
+    def task_size(self, request: Request, chunk_size: int, left: int, along=None) -> int:
         """Games (matches) per task: about :data:`TASKS_PER_WORKER` tasks per worker,
         none over ``chunk_size`` records (:data:`AGGREGATE_TASK_CHUNKS` times that in an
-        aggregate-only run, ``records="none"``) nor (unless the run is that small) under
-        :data:`SMALLEST_TASK`."""
+        aggregate-only run, a request of ``records="none"`` not played ``along`` others)
+        nor (unless the run is that small) under :data:`SMALLEST_TASK`."""
         from ..engine import games_per_chunk
 
         most = games_per_chunk(request, chunk_size)
-        if records == "none":
+        if request.records == "none" and along is None:
             most *= AGGREGATE_TASK_CHUNKS
         smallest = games_per_chunk(request, SMALLEST_TASK)
         balanced = -(-left // (TASKS_PER_WORKER * max(1, self.workers)))
@@ -287,14 +287,16 @@ class Cluster:
         progress: bool = False,
         spans: list[tuple[int, int]] | None = None,
         rows_before=None,
-        records: str = "all",
         encoded: bool = False,
+        along: Along | None = None,
     ) -> Iterator[tuple[int, int, Chunk]]:
         """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
         the games of every task as it comes back. Closing the generator cancels the tasks
-        still in flight. ``records="none"``: each task returns its chunk reduced to its
-        statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it is.
+        still in flight. A request of ``records="none"``: each task returns its chunk
+        reduced to its statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it
+        is. ``along``: the variants each task plays together with ``request``
+        (:mod:`simulate.cluster.together`).
         ``encoded``: the tables that go to the run folder as they are come encoded
         (:func:`.task.play_task`), for a caller that only writes them."""
         from distributed import as_completed
@@ -303,7 +305,7 @@ class Cluster:
 
         spans = [(0, request.games)] if spans is None else spans
         left = sum(stop - first for first, stop in spans)
-        size = self.task_size(request, chunk_size or DEFAULT_CHUNK, left, records)
+        size = self.task_size(request, chunk_size or DEFAULT_CHUNK, left, along)
         tasks = [chunk for first, stop in spans for chunk in chunk_spans(first, stop, size)]
         task = describe(request, threads=self.threads)
         window = max(2, IN_FLIGHT_PER_WORKER * self.workers)
@@ -322,7 +324,7 @@ class Cluster:
                             task,
                             at,
                             games,
-                            records,
+                            along,
                             chunk_size,
                             encoded,
                             key=f"cardsim-{run_id}-{at}",

@@ -185,7 +185,7 @@ _ONE_AT_A_TIME = threading.Lock()
 
 @dataclass(frozen=True)
 class Along:
-    """``records`` of :func:`play_task` for an aggregate-only study's cells of one player
+    """``along`` of :func:`play_task` for an aggregate-only study's cells of one player
     count (:mod:`simulate.paired_runs`): the task plays its range of the base (its
     ``task``) and of each of ``variants`` together, and returns their statistics and
     paired counts (:class:`~simulate.paired_runs.PlayedTogether`)."""
@@ -197,16 +197,16 @@ def play_task(
     task: TaskRequest,
     first: int,
     count: int,
-    records: str | Along = "all",
+    along: Along | None = None,
     chunk_size: int | None = None,
     encoded: bool = False,
 ) -> Chunk:
     """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
     the chunk's records from 0: the client, which knows how many records precede them,
-    numbers them again. ``records`` "none": the chunk reduced to its statistics (played
-    ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`); an
-    :class:`Along`: those of the variants played along too. ``encoded``: the tables the
+    numbers them again. A task of ``records="none"``: the chunk reduced to its statistics
+    (played ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`);
+    with ``along`` (:class:`Along`): those of the variants played along too. ``encoded``: the tables the
     client writes as they are (all of them; in match play the matches alone, since the
     client numbers the deals) come as their files' bytes
     (:class:`~simulate.folder.writer.Encoded`), which cross the network in a seventh of
@@ -217,14 +217,14 @@ def play_task(
 
     check_versions(dict(task.versions), worker_versions(), worker_name())
     request = request_of(task)
-    if isinstance(records, Along):
+    if along is not None:
         from ..paired_runs import play_together
 
-        requests = [request, *(request_of(variant) for variant in records.variants)]
+        requests = [request, *(request_of(variant) for variant in along.variants)]
         with _ONE_AT_A_TIME:
             numba.set_num_threads(request.threads)
             return Chunk(None, aggregates=play_together(requests, first, count))
-    if records == "none":  # an aggregate-only run: only the statistics (and logs) travel
+    if request.records == "none":  # aggregate-only: only the statistics (and logs) travel
         return _reduced_task(request, json.loads(task.meta), first, count, chunk_size)
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)

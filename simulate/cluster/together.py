@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from ..paired_runs import RECORDS, chunk_share
+from ..paired_runs import chunk_share
 from ..request import Request
 from .task import Along, describe
 
@@ -18,14 +18,14 @@ def play_on(cluster, requests: Sequence[Request]) -> Callable[..., Iterator]:
     (:func:`simulate.cluster.task.play_task` with :class:`~simulate.cluster.task.Along`)."""
     along = Along(tuple(describe(r, threads=cluster.threads) for r in requests[1:]))
 
-    def play(request, chunk_size, progress=False, spans=None, rows_before=None, records=RECORDS):
+    def play(request, chunk_size, progress=False, spans=None, rows_before=None):
         yield from cluster.play_chunks(
             request,
             chunk_share(chunk_size, len(requests)),
             progress,
             spans,
             rows_before,
-            records=along,
+            along=along,
         )
 
     return play
