@@ -333,6 +333,12 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
     meta = json.loads((out / "own-3p" / "run.json").read_text())
     assert (meta["status"], meta["completed_games"]) == ("complete", 1200)
     assert plan_sweep(study, out, games=1200, resume=True).actions == [SKIP] * 4
+    # a resume that would change a cell's records is refused, naming what differs
+    with pytest.raises(CardsimError, match=r"games 1200, not 1300 .*another --games"):
+        plan_sweep(study, out, games=1300, resume=True)
+    changed = load_study(write(tmp_path, SMALL.replace("own_suit", "match_suit"), "b.toml"))
+    with pytest.raises(CardsimError, match=r"own-3p holds a run with rules .*'own_suit'"):
+        plan_sweep(changed, out, games=1200, resume=True)
 
 
 @pytest.mark.end_to_end

@@ -29,7 +29,6 @@ from the same decks, game ``i`` starts from the same deal in both.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -450,12 +449,3 @@ def _variants(value, fail) -> tuple[Variant, ...]:
             )
         )
     return tuple(variants)
-
-
-def expected_meta(cell: Cell) -> dict:
-    """What a finished or interrupted run of ``cell`` must record in its run.json (the
-    settings that decide its records), in JSON form (what it keeps, ``records``, aside)."""
-    meta = json.loads(json.dumps(cell.request.meta()))
-    meta.pop("threads")
-    meta.pop("family")  # not in the run.json of runs before it; the game decides it
-    return meta

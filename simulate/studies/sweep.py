@@ -29,8 +29,9 @@ from ..errors import CardsimError
 from ..folder.lock import FolderInUse, is_locked, lock_folder
 from ..folder.paths import check_writable
 from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
+from ..request import request_from_meta
 from ..skill import SKILL_FOLDER
-from .file import Cell, Study, expected_meta
+from .file import Cell, Study
 
 STUDY_COPY = "study.toml"
 RUN, RESUME, SKIP = "run", "resume", "skip"
@@ -143,12 +144,12 @@ def _action(folder: Path, cell: Cell, games: int | None) -> str:
             f"{folder} holds a run with --records {held}, not {records} as this sweep asks; "
             f"give --records {held} to complete it, or --force to overwrite it"
         )
-    expected = expected_meta(cell)
-    for key, value in expected.items():
-        if meta.get(key) != value:
+    run = request_from_meta(meta).identity()
+    for key, value in cell.request.identity().items():
+        if run[key] != value:
             hint = " (was it run with another --games?)" if key == "games" else ""
             raise CardsimError(
-                f"{folder} holds a run with {key} {meta.get(key)!r}, not {value!r} as this "
+                f"{folder} holds a run with {key} {run[key]!r}, not {value!r} as this "
                 f"study asks{hint}; pass --force to overwrite it"
             )
     status = meta.get("status")
