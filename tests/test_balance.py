@@ -417,6 +417,11 @@ def test_cardsim_balance_plays_the_run_and_its_skill_games(tmp_path):
     resumed = runner.invoke(app, ["balance", "crazy-eights", "--out", str(out), "--resume"])
     assert resumed.exit_code == 0, resumed.output
     assert "complete, kept" in resumed.stderr
+    other = ["balance", "crazy-eights", "--out", str(out), "--resume", "--skill", "random"]
+    refused = runner.invoke(app, other)
+    assert refused.exit_code == 2
+    assert "holds skill games with other strategies" in refused.stderr
+    assert "'greedy', 'random', 'random'" in refused.stderr
 
 
 @pytest.mark.end_to_end

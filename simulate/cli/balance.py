@@ -204,18 +204,17 @@ def _skill_request(main, skill: str | None, skill_games: int | None, threads: in
 
 
 def _check_skill_folder(folder: Path, request) -> None:
-    """Refuse to resume skill games whose settings differ from those asked."""
-    import json
-
+    """Refuse to resume skill games whose settings differ from those asked (their request
+    identity, the number of games aside: a resume completes the folder's own)."""
     from ..folder.writer import read_meta
+    from ..request import request_from_meta
 
-    meta = read_meta(folder)
-    asked = json.loads(json.dumps(request.meta()))
+    held, asked = request_from_meta(read_meta(folder)).identity(), request.identity()
     for key in ("game", "players", "seed", "rules", "strategies", "rotate_seats"):
-        if meta.get(key) != asked.get(key):
+        if held[key] != asked[key]:
             raise CardsimError(
-                f"{folder} holds skill games with other {key} ({meta.get(key)!r}, asked: "
-                f"{asked.get(key)!r}); pass --force to play the run and its skill games again"
+                f"{folder} holds skill games with other {key} ({held[key]!r}, asked: "
+                f"{asked[key]!r}); pass --force to play the run and its skill games again"
             )
 
 
