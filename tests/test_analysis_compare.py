@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chart_defaults import every_format
+from chart_defaults import SMALL_DPI, every_format
 from scipy import stats
 from test_analysis_matches import make_match_run
 
@@ -258,7 +258,8 @@ def test_comparison_never_imports_numba(tmp_path):
     a, b = make_run(tmp_path / "a", 150, n=300), make_run(tmp_path / "b", 160, n=300)
     code = (
         "import sys\nimport analysis.comparisons.report\nassert 'numba' not in sys.modules, 'on import'\n"
-        f"analysis.comparisons.report.write_comparison([{str(a)!r}, {str(b)!r}], {str(tmp_path / 'out')!r})\n"
+        f"analysis.comparisons.report.write_comparison([{str(a)!r}, {str(b)!r}], "
+        f"{str(tmp_path / 'out')!r}, dpi={SMALL_DPI}, formats='png')\n"
         "assert 'numba' not in sys.modules, 'while writing'\n"
     )
     repo = Path(__file__).resolve().parents[1]

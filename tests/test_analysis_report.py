@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from chart_defaults import every_format
+from chart_defaults import SMALL_DPI, every_format
 from scipy.stats import binomtest
 
 from analysis.errors import ReportError
@@ -324,7 +324,8 @@ def test_report_never_imports_numba(tmp_path):
     folder = make_run(tmp_path / "run")
     code = (
         "import sys\nimport analysis.reports\nassert 'numba' not in sys.modules, 'on import'\n"
-        f"analysis.reports.write_report({str(folder)!r})\n"
+        # the tests' small charts: the backends are matplotlib's, whatever the format
+        f"analysis.reports.write_report({str(folder)!r}, dpi={SMALL_DPI}, formats='png')\n"
         "assert 'numba' not in sys.modules, 'while writing'\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
