@@ -34,7 +34,7 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
     pytest.importorskip("distributed")
     from simulate.cluster.bench import cluster_bench
 
-    cluster_bench(20_000, 1, 2, bytes_games=8_192)
+    cluster_bench(20_000, 1, 2, bytes_games=8_192, empty_tasks=200)
     out = capsys.readouterr().out
     rows = {
         line.split()[0]: line for line in out.splitlines() if line.startswith(("all ", "none "))
@@ -44,6 +44,7 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
         assert float(row.split()[-1]) == pytest.approx(one / many, rel=0.02)
     assert sorted(rows) == ["all", "none"]
     assert re.search(r"round trip: \d+\.\d ms", out)
+    assert re.search(r"empty tasks completed per second, 200 submitted at once: [\d,]+\n", out)
     sizes = dict(re.findall(r"(Pis Yedili, 4 players, --records \w+) +([\d,]+) bytes", out))
     assert int(sizes["Pis Yedili, 4 players, --records none"].replace(",", "")) < int(
         sizes["Pis Yedili, 4 players, --records all"].replace(",", "")

@@ -103,10 +103,10 @@ def _run_wall(options: list[str], games: int, folder: str) -> float:
     return time.perf_counter() - started
 
 
-def task_overhead(address: str) -> tuple[float, float]:
+def task_overhead(address: str, tasks: int = EMPTY_TASKS) -> tuple[float, float]:
     """``(seconds, per_second)``: the median round trip of one empty task submitted alone,
-    and the empty tasks completed per second when :data:`EMPTY_TASKS` are submitted at
-    once (what the scheduler sustains, with the workers doing nothing else)."""
+    and the empty tasks completed per second when ``tasks`` are submitted at once (what
+    the scheduler sustains, with the workers doing nothing else)."""
     from distributed import Client
 
     with Client(address, timeout="60s", set_as_default=False) as client:
@@ -116,9 +116,9 @@ def task_overhead(address: str) -> tuple[float, float]:
             client.submit(_noop, index, pure=False).result()
             trips.append(time.perf_counter() - started)
         started = time.perf_counter()
-        futures = client.map(_noop, range(EMPTY_TASKS), pure=False)
+        futures = client.map(_noop, range(tasks), pure=False)
         client.gather(futures)
-        rate = EMPTY_TASKS / (time.perf_counter() - started)
+        rate = tasks / (time.perf_counter() - started)
     return statistics.median(trips), rate
 
 
@@ -146,11 +146,16 @@ def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
 
 
 def cluster_bench(
-    games: int, repeats: int, workers: int = 2, *, bytes_games: int = BYTES_GAMES
+    games: int,
+    repeats: int,
+    workers: int = 2,
+    *,
+    bytes_games: int = BYTES_GAMES,
+    empty_tasks: int = EMPTY_TASKS,
 ) -> None:
     """Print the cluster's start-up, the runs' median wall times (one machine and cluster,
-    with and without records), the overhead per task and the bytes per game (a task of
-    ``bytes_games`` games)."""
+    with and without records), the overhead per task (``empty_tasks`` submitted at once
+    for the scheduler's rate) and the bytes per game (a task of ``bytes_games`` games)."""
     print(f"cluster bench: {workers} one-thread dask workers on 127.0.0.1 ({os.cpu_count()} CPUs)")
     with running_cluster(workers) as (address, start_up):
         print(f"start-up: scheduler and {workers} workers joined and warm in {start_up:.1f} s")
@@ -168,9 +173,9 @@ def cluster_bench(
                     there.append(_run_wall([*common, "--scheduler", address], games, folder))
             one, many = statistics.median(here), statistics.median(there)
             print(f"{records:<10} {one:>12.2f} s {many:>12.2f} s {one / many:>6.2f}", flush=True)
-        trip, rate = task_overhead(address)
+        trip, rate = task_overhead(address, empty_tasks)
     print(f"an empty task's round trip: {trip * 1000:.1f} ms (median of 50, one at a time)")
-    print(f"empty tasks completed per second, {EMPTY_TASKS:,} submitted at once: {rate:,.0f}")
+    print(f"empty tasks completed per second, {empty_tasks:,} submitted at once: {rate:,.0f}")
     print(f"a task's result pickled, for a chunk of {bytes_games:,} games:")
     for label, size in task_bytes(bytes_games).items():
         print(f"  {label:<62} {size:>12,} bytes {size / bytes_games:>8.2f} a game")
