@@ -381,7 +381,7 @@ def test_cli_records_none(tmp_path, capsys):
     bad = CliRunner().invoke(
         app, ["simulate", "bmn", "--games", "10", "--out", str(tmp_path / "x"), "--records", "few"]
     )
-    assert bad.exit_code == 2 and "all or none" in bad.output
+    assert bad.exit_code == 2 and "--records is all or none" in bad.output
     assert not (tmp_path / "x").exists()
 
 

@@ -158,6 +158,10 @@ def simulate(
             "a --scheduler run plays on its workers' CPUs: give --scheduler or --backend"
         )
     check_scheduler(scheduler)
+    from ..request import RECORDS
+
+    if records is not None and records not in RECORDS:
+        raise CardsimError(f"--records is {' or '.join(RECORDS)}, got {records!r}")
     if resume:
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
