@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         gpu_rates(args.games, args.repeats, numba.config.NUMBA_NUM_THREADS)
         return
     if args.against:
-        against(args.against, args.games, args.repeats, args.rounds, args.only)
+        against(args.against, against_kernels(args.only, args.games), args.repeats, args.rounds)
         return
     cores = numba.config.NUMBA_NUM_THREADS
     if args.only == "runs":
@@ -404,15 +404,7 @@ def against_kernels(only: str | None, games: int) -> list[tuple[str, int, int]]:
     return kernels
 
 
-def against(
-    revision: str,
-    games: int,
-    repeats: int,
-    rounds: int,
-    only: str | None,
-    *,
-    kernels: list[tuple[str, int, int]] | None = None,
-) -> None:
+def against(revision: str, kernels: list[tuple[str, int, int]], repeats: int, rounds: int) -> None:
     """Print, per kernel, the one-thread rates of ``revision``'s tree and of this one, and
     their ratio (this tree over the other). ``repeats`` runs, each a fresh pair of processes
     playing ``rounds`` paired bursts (:func:`paired_bursts`): a run's ratio is the median of
@@ -420,11 +412,9 @@ def against(
     rates the medians over every burst. Fresh processes, because one process of a tree can
     run a few percent faster or slower than the next (where its arrays and code fall).
     ``revision``: a git revision, or the path of a checkout (say a worktree with a change
-    that is measured, not committed). ``kernels``: those of :func:`against_kernels`
-    unless given."""
+    that is measured, not committed). ``kernels``: ``(name, players, games)`` each, as
+    :func:`against_kernels` gives them."""
     root = Path(__file__).resolve().parent.parent
-    if kernels is None:
-        kernels = against_kernels(only, games)
     with tempfile.TemporaryDirectory() as folder:
         old = Path(revision)
         made = not (old / "simulate").is_dir()

@@ -62,7 +62,7 @@ def test_against_a_checkout_pairs_bursts_of_each_kernel(capsys):
     assert all(time > 0 for times in seconds for time in times)
     kernels = bench.against_kernels("bmn", 4_000)
     assert kernels == [("bmn", 2, 4_000), ("bmn", 3, 4_000), ("bmn", 4, 4_000)]
-    bench.against(str(root), games=4_000, repeats=2, rounds=3, only="bmn", kernels=kernels[2:])
+    bench.against(str(root), kernels[2:], repeats=2, rounds=3)
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     assert [row[1] for row in rows] == ["4p"]
     for row in rows:

@@ -206,9 +206,9 @@ def play_task(
     the chunk's records from 0: the client, which knows how many records precede them,
     numbers them again. A task of ``records="none"``: the chunk reduced to its statistics
     (played ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`);
-    with ``along`` (:class:`Along`): those of the variants played along too. ``encoded``: the tables the
-    client writes as they are (all of them; in match play the matches alone, since the
-    client numbers the deals) come as their files' bytes
+    with ``along`` (:class:`Along`): those of the variants played along too. ``encoded``:
+    the tables the client writes as they are (all of them; in match play the matches
+    alone, since the client numbers the deals) come as their files' bytes
     (:class:`~simulate.folder.writer.Encoded`), which cross the network in a seventh of
     the room and leave the client only the writing."""
     import numba
