@@ -160,8 +160,7 @@ def make_request(
     ``records``: ``"all"`` keeps every game's row, ``"none"`` the statistics only (an
     aggregate-only run, for any game, single games and match play alike).
     """
-    if records not in RECORDS:
-        raise CardsimError(f"records is {' or '.join(RECORDS)}, got {records!r}")
+    check_records(records)
     info = resolve_game(game)
     players = info.default_players if players is None else players
     check_players(info, players)
@@ -218,6 +217,13 @@ def make_request(
         backend,
         records,
     )
+
+
+def check_records(records: str, name: str = "records") -> None:
+    """Refuse, in one line naming ``name`` (the CLI's ``--records``), a ``records`` value
+    not in :data:`RECORDS`."""
+    if records not in RECORDS:
+        raise CardsimError(f"{name} is {' or '.join(RECORDS)}, got {records!r}")
 
 
 def logged_games(log: int | str, games: int) -> int:

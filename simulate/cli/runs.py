@@ -158,10 +158,10 @@ def simulate(
             "a --scheduler run plays on its workers' CPUs: give --scheduler or --backend"
         )
     check_scheduler(scheduler)
-    from ..request import RECORDS
+    if records is not None:
+        from ..request import check_records
 
-    if records is not None and records not in RECORDS:
-        raise CardsimError(f"--records is {' or '.join(RECORDS)}, got {records!r}")
+        check_records(records, "--records")
     if resume:
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
@@ -228,8 +228,7 @@ def _check_settings(held, out: Path, **given) -> None:
         if given[name] is not None and given[name] != run[name]:
             differ.append(f"--{name} {given[name]} (the run's: {run[name]})")
     if given["overrides"] is not None:
-        spec, name = held.game.spec, held.game.name
-        asked = spec.rules(name, given["overrides"]).to_dict()
+        asked = held.game.spec.rules(held.game.name, given["overrides"]).to_dict()
         for knob in sorted(set(asked) | set(run["rules"])):
             if asked.get(knob) != run["rules"].get(knob):
                 differ.append(f"{knob} {asked.get(knob)!r} (the run's: {run['rules'].get(knob)!r})")

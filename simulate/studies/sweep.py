@@ -116,10 +116,9 @@ def plan_sweep(
 
 def _check_records(study: Study, records: str) -> None:
     """Refuse, in one line, a ``records`` value the cells cannot keep."""
-    from ..request import RECORDS
+    from ..request import check_records
 
-    if records not in RECORDS:
-        raise CardsimError(f"--records is {' or '.join(RECORDS)}, got {records!r}")
+    check_records(records, "--records")
     if records == "none" and study.skill is not None:
         raise study.error(
             ("skill",),
