@@ -7,7 +7,6 @@ import dataclasses
 import json
 import random
 import types
-from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -291,7 +290,7 @@ def test_aggregates_file_stays_bounded(tmp_path):
 def test_scan_fills_values_from_aggregates(tmp_path):
     request = make_request("bmn", players=2, games=3000, seed=9, threads=1)
     play_run(request, out=tmp_path / "all", collect=False, chunk_size=1000)
-    aggregate_only = replace(request, records="none")
+    aggregate_only = dataclasses.replace(request, records="none")
     play_run(aggregate_only, out=tmp_path / "none", collect=False, chunk_size=1000)
     (a,) = scan(open_run(tmp_path / "all"), lambda: [Values("tricks")])
     (b,) = scan(open_run(tmp_path / "none"), lambda: [Values("tricks")])
@@ -329,18 +328,24 @@ def test_resume_completes_an_interrupted_aggregate_run(tmp_path, game):
         assert a.matches.groups == b.matches.groups
 
 
-def test_what_a_run_keeps_is_part_of_its_request():
+def test_what_a_run_keeps_is_part_of_its_request(tmp_path):
     """run.json says ``records`` from the request alone, and gives it back to a resumed or
-    verified run; a run of every record says nothing, as folders from before did."""
+    verified run; a run of every record says nothing, as folders from before did. A
+    request is never streamed into a folder that keeps other records."""
+    from simulate.engine import stream
+    from simulate.folder.writer import RunWriter
     from simulate.request import request_from_meta
 
     for game in ("bmn", "pis-yedili"):
         kept = make_request(game, games=10, seed=1, threads=1, records="none")
         assert kept.meta()["records"] == "none"
         assert request_from_meta(kept.meta(), threads=1) == kept
-        every = replace(kept, records="all")
+        every = dataclasses.replace(kept, records="all")
         assert "records" not in every.meta()
         assert request_from_meta(every.meta()).records == "all"
+        with RunWriter(tmp_path / game, kept.meta()) as writer:
+            with pytest.raises(ValueError, match="keeps others"):
+                stream(every, writer)
 
 
 def test_records_none_refuses_what_it_cannot_keep():
