@@ -7,6 +7,7 @@ engine, and the API's functions load :mod:`simulate.api`, on first use.
 
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
+:func:`write_run` (a run folder written, not read back),
 :func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
 :func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
 :func:`explore` (a search of the rule space);
@@ -22,10 +23,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .api import balance, compare, explore, simulate, sweep, tournament, tune
+    from .api import balance, compare, explore, simulate, sweep, tournament, tune, write_run
 
 __version__ = "0.2.0"
-__all__ = ["balance", "compare", "explore", "run", "simulate", "sweep", "tournament", "tune"]
+__all__ = [
+    "balance",
+    "compare",
+    "explore",
+    "run",
+    "simulate",
+    "sweep",
+    "tournament",
+    "tune",
+    "write_run",
+]
 _API = frozenset(__all__) - {"run"}
 
 

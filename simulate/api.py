@@ -45,6 +45,9 @@ DEFAULT_GAMES = 1_000_000
 :data:`simulate.request.DEFAULT_GAMES`, which this module does not import: it would load
 numpy)."""
 
+BALANCE_GAMES = 100_000
+"""Games (matches) of :func:`balance`'s run when none are asked for."""
+
 COMPARISON_CSV = "comparison.csv"
 """The table a comparison writes beside its report (one row per variant)."""
 
@@ -67,16 +70,10 @@ def _refuses_empty_out(function):
 
 
 def _cluster(scheduler: str | None, threads: int | None):
-    """The Dask cluster at ``scheduler`` for a ``with`` block (None without one), reached
-    before anything is written (:func:`simulate.cluster.connect`); a cluster already
-    connected is used as it is (a function that plays several runs connects once)."""
-    if scheduler is None or not isinstance(scheduler, str):
-        from contextlib import nullcontext
+    """:func:`simulate.commands.runs.cluster_session`."""
+    from .commands.runs import cluster_session
 
-        return nullcontext(scheduler)
-    from .cluster import connect
-
-    return connect(scheduler, threads=threads)
+    return cluster_session(scheduler, threads)
 
 
 def _echo(progress: bool) -> Callable[[str], None]:
@@ -91,7 +88,7 @@ def simulate(
     game: str,
     *,
     players: int | None = None,
-    games: int = DEFAULT_GAMES,
+    games: int | None = None,
     seed: int | None = None,
     threads: int | None = None,
     out: str | Path | None = None,
@@ -99,29 +96,33 @@ def simulate(
     strategies: Sequence | None = None,
     rotate_seats: bool = False,
     force: bool = False,
+    resume: bool = False,
     report: bool = False,
     progress: bool = False,
-    log: int | str = 0,
+    log: int | str | None = None,
     scheduler: str | None = None,
     backend: str = "cpu",
-    records: str = "all",
+    records: str | None = None,
+    skip_space_check: bool = False,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
 ) -> Run:
     """Play a run, as ``cardsim simulate``, and return it as :func:`analysis.load.load_run`
     reads a run folder: a :class:`analysis.load.Run` with ``meta``, ``games`` (one row per
     game, per deal in match play; ``end`` categorical) and ``matches`` (one row per match in
     match play, else None).
 
-    With ``out`` the run folder is written too (refused when it holds a run, unless
-    ``force``), ``meta`` is its ``run.json`` and ``path`` the folder; ``report=True`` then
-    writes its report (and ``summary.csv``) as the command does. Without ``out`` nothing is
+    With ``out`` the run folder is written too, as :func:`write_run` writes it (``force``,
+    ``resume``, ``report`` and its ``dpi`` and ``formats``, ``skip_space_check``), then read
+    back: ``meta`` is its ``run.json`` and ``path`` the folder. Without ``out`` nothing is
     written, ``path`` is None and ``meta`` is what ``run.json`` would open with.
-    ``games``, ``players``, ``seed``, ``rules``, ``strategies`` and ``rotate_seats`` are
-    those of :func:`simulate.run`. ``log=N`` logs the first N games (matches) event by
-    event (``"all"``: every game of a run of at most 100,000): the Run's ``events``, one
-    row per event (``events.parquet`` in the run folder), else None. ``scheduler``
-    (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a Dask cluster
-    (``docs/cluster.md``): the same records, written here; ``threads`` is then each
-    worker's. ``backend="cuda"`` plays the games on an NVIDIA GPU (``docs/gpu.md``;
+    ``games`` (default 1,000,000), ``players``, ``seed``, ``rules``, ``strategies`` and
+    ``rotate_seats`` are those of :func:`simulate.run`. ``log=N`` logs the first N games
+    (matches) event by event (``"all"``: every game of a run of at most 100,000): the Run's
+    ``events``, one row per event (``events.parquet`` in the run folder), else None.
+    ``scheduler`` (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a
+    Dask cluster (``docs/cluster.md``): the same records, written here; ``threads`` is then
+    each worker's. ``backend="cuda"`` plays the games on an NVIDIA GPU (``docs/gpu.md``;
     built-in strategies only): the same records as ``"cpu"``, the default.
     ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
     Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
@@ -129,12 +130,44 @@ def simulate(
     ``events``."""
     from analysis.load import Run, load_run
 
+    from .commands.runs import new_request
     from .engine import play_run
-    from .request import make_request
 
-    if report and out is None:
-        raise CardsimError("report=True needs out=DIR: the report is written into the run folder")
-    request = make_request(
+    options = {
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "threads": threads,
+        "rules": rules,
+        "strategies": strategies,
+        "rotate_seats": rotate_seats,
+        "log": log,
+        "scheduler": scheduler,
+        "backend": backend,
+        "records": records,
+    }
+    if out is not None:
+        return load_run(
+            write_run(
+                game,
+                out=out,
+                force=force,
+                resume=resume,
+                report=report,
+                progress=progress,
+                skip_space_check=skip_space_check,
+                dpi=dpi,
+                formats=formats,
+                **options,
+            )
+        )
+    for name, given in (("resume", resume), ("report", report)):
+        if given:
+            raise CardsimError(
+                f"{name}=True needs out=DIR: the {'run' if name == 'resume' else 'report'} "
+                "is in the run folder"
+            )
+    request = new_request(
         game,
         players=players,
         games=games,
@@ -154,20 +187,11 @@ def simulate(
     with _cluster(scheduler, threads) as cluster:
         games_table, matches_table = play_run(
             request,
-            out=out,
             progress=progress,
-            force=force,
-            collect=out is None,  # a run folder is read back as load_run reads it
             events=logged,
             play=None if cluster is None else cluster.play_chunks,
             aggregates=merged,
         )
-    if out is not None:
-        if report:
-            from analysis.reports import write_report
-
-            write_report(out)
-        return load_run(out)
     meta = request.meta()
     events = None
     if logged:
@@ -175,7 +199,9 @@ def simulate(
 
         events = concat_events(logged).to_pandas()
         events.attrs.update(meta)
-    if records == "none":
+    if request.records == "none":
+        import pandas as pd
+
         found = merged[0] if merged else None
         games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
         games_frame.attrs.update(meta)
@@ -191,19 +217,96 @@ def simulate(
 
 
 @_refuses_empty_out
-def balance(
+def write_run(
     game: str,
     *,
+    out: str | Path,
     players: int | None = None,
-    games: int = 100_000,
+    games: int | None = None,
     seed: int | None = None,
     threads: int | None = None,
     rules: dict | None = None,
     strategies: Sequence | None = None,
-    skill: str = "hold-wilds",
+    rotate_seats: bool = False,
+    force: bool = False,
+    resume: bool = False,
+    report: bool = False,
+    progress: bool = False,
+    log: int | str | None = None,
+    scheduler: str | None = None,
+    backend: str = "cpu",
+    records: str | None = None,
+    skip_space_check: bool = False,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> Path:
+    """Play a run into the folder ``out``, as ``cardsim simulate --out OUT`` does, and
+    return ``out``; nothing is read back (a run too big for memory is written all the
+    same; :func:`simulate` is this, then ``load_run``).
+
+    The settings are :func:`simulate`'s. ``out`` is refused where it holds a run, unless
+    ``force``, and where the records would not fit on its disk (an estimate), unless
+    ``skip_space_check``. ``resume=True`` completes the interrupted or crashed run in
+    ``out`` with its own settings (any given besides are checked against them, as the
+    command checks its options; ``records`` defaults to the run's), playing again any
+    chunk found damaged. ``report=True`` writes the report when the run is complete
+    (charts in ``formats`` at ``dpi``, as :func:`analysis.reports.write_report`).
+    ``progress``: what is played, a progress bar and the report's steps on standard
+    error. A signal (Ctrl-C, SIGTERM) raises :class:`simulate.engine.RunInterrupted`
+    once the finished chunks are safe."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from .commands import runs
+    from .request import check_records
+
+    echo = _echo(progress)
+    out = Path(out)
+    if scheduler is not None and backend != "cpu":
+        raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
+    if report:
+        dpi, formats = chart_dpi(dpi), chart_formats(formats)
+    if records is not None:
+        check_records(records, "records")
+    plan = runs.plan_run(
+        game,
+        out,
+        resume=resume,
+        force=force,
+        skip_space_check=skip_space_check,
+        threads=threads,
+        backend=backend,
+        players=players,
+        games=games,
+        seed=seed,
+        rules=rules,
+        strategies=strategies,
+        rotate_seats=rotate_seats,
+        log=log,
+        records=records,
+    )
+    with _cluster(scheduler, threads) as cluster:
+        runs.play_plan(plan, cluster=cluster, progress=progress, echo=echo)
+    if report:
+        runs.report(out, progress=progress, dpi=dpi, formats=formats)
+    return out
+
+
+@_refuses_empty_out
+def balance(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str | None = None,
     skill_games: int | None = None,
     out: str | Path | None = None,
     force: bool = False,
+    resume: bool = False,
+    skip_space_check: bool = False,
     report: bool = False,
     progress: bool = False,
     scheduler: str | None = None,
@@ -214,71 +317,71 @@ def balance(
     ``lead_changes``, ``comebacks``, ``skill``), columns ``value``, ``lo``, ``hi`` (95%
     interval) and ``definition``.
 
-    The run is :func:`simulate`'s (``players``, ``games``, ``seed``, ``rules``,
-    ``strategies``); the skill games put ``skill`` (any strategy) in one seat and
-    ``random`` in the others, every deal once per seat on the run's seed (so on its deals),
-    ``skill_games`` deals or matches (default ``games``). A game without choices plays no
-    skill games: its skill is 0 by definition, and ``skill`` other than the default is a
-    mistake. With ``out`` the run folder is written, the skill games into ``out/skill``
-    (refused where runs are, unless ``force``), and ``report=True`` writes the report with
-    its Balance section and ``balance.csv``; without ``out`` nothing is written.
+    The run is :func:`simulate`'s (``players``, ``games``: default 100,000, ``seed``,
+    ``rules``, ``strategies``); the skill games put ``skill`` (any strategy; default
+    ``hold-wilds``) in one seat and ``random`` in the others, every deal once per seat on
+    the run's seed (so on its deals), ``skill_games`` deals or matches (default
+    ``games``). A game without choices plays no skill games: its skill is 0 by
+    definition, and ``skill`` or ``skill_games`` is a mistake. With ``out`` the run folder
+    is written, the skill games into ``out/skill`` (refused where runs are, unless
+    ``force``; ``resume=True`` completes both with their own settings, as ``cardsim
+    balance --resume``, keeping what is complete), and ``report=True`` writes the report
+    with its Balance section and ``balance.csv``; without ``out`` nothing is written.
     ``scheduler``: the run and its skill games are played on a Dask cluster (one
     connection for both), as for :func:`simulate`."""
     from analysis.balance import balance_table
 
+    from .commands.balance import check_skill_options, plan_balance, play_balance, skill_request
+
+    if out is None:
+        for name, given in (("resume", resume), ("report", report)):
+            if given:
+                raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
+    settings = {
+        "players": players,
+        "games": BALANCE_GAMES if games is None and not resume else games,
+        "seed": seed,
+        "rules": rules,
+        "strategies": strategies,
+    }
+    if out is not None:
+        from analysis.load import load_run
+
+        plan = plan_balance(
+            game,
+            Path(out),
+            skill=skill,
+            skill_games=skill_games,
+            resume=resume,
+            force=force,
+            skip_space_check=skip_space_check,
+            threads=threads,
+            **settings,
+        )
+        with _cluster(scheduler, threads) as cluster:
+            play_balance(plan, cluster=cluster, progress=progress, echo=_echo(progress))
+        if report:
+            from .commands.runs import report as write_report
+
+            write_report(out, progress=progress)
+        skill_run = load_run(plan.skill.out) if plan.skill is not None else None
+        return balance_table(load_run(out), skill=skill_run)
     from .games.registry import resolve_game
     from .request import make_request
-    from .skill import DEFAULT_SKILL, SKILL_FOLDER, skill_seats
 
-    if report and out is None:
-        raise CardsimError("report=True needs out=DIR: the report is written into the run folder")
     info = resolve_game(game)
-    main = make_request(
-        game,
-        players=players,
-        games=games,
-        seed=seed,
-        threads=threads,
-        rules=rules,
-        strategies=strategies,
-    )
+    check_skill_options(info, skill, skill_games)
+    main = make_request(game, threads=threads, **settings)
     skilled = None
     if info.spec.takes_strategies:
-        try:
-            skilled = make_request(
-                game,
-                players=main.players,
-                games=games if skill_games is None else skill_games,
-                seed=main.seed,
-                threads=threads,
-                rules=main.rules,
-                strategies=skill_seats(skill, main.players),
-                rotate_seats=True,
-            )
-        except CardsimError as exc:
-            raise CardsimError(f"skill: {exc}") from None
-    elif skill != DEFAULT_SKILL or skill_games is not None:
-        raise CardsimError(
-            f"{info.name} has no choices to make, so no skill games (its skill is 0 by "
-            "definition): give it no skill or skill_games"
-        )
-    skill_out = None if out is None else Path(out) / SKILL_FOLDER
-    if skilled is not None and skill_out is not None and not force:
-        from .folder.writer import holds_run
-
-        if holds_run(skill_out):
-            raise CardsimError(
-                f"{skill_out} already holds skill games; choose another out, or pass "
-                "force=True to overwrite them"
-            )
+        skilled = skill_request(main, skill, skill_games, threads)
     with _cluster(scheduler, threads) as cluster:
-        common = {"threads": threads, "force": force, "progress": progress, "scheduler": cluster}
+        common = {"threads": threads, "progress": progress, "scheduler": cluster}
         run = simulate(
             game,
             players=main.players,
             games=main.games,
             seed=main.seed,
-            out=out,
             rules=main.rules,
             strategies=list(main.specs) or None,
             **common,
@@ -290,16 +393,11 @@ def balance(
                 players=skilled.players,
                 games=skilled.games,
                 seed=skilled.seed,
-                out=skill_out,
                 rules=main.rules,
                 strategies=list(skilled.specs),
                 rotate_seats=True,
                 **common,
             )
-    if report:
-        from analysis.reports import write_report
-
-        write_report(out)
     return balance_table(run, skill=skill_run)
 
 

@@ -86,6 +86,61 @@ def test_simulate_without_matches(tmp_path):
     assert_frame_equal(run.games, simulate.simulate("bmn", players=3, games=2000, seed=3).games)
 
 
+def interrupted_run(out: Path, game: str, stop_at: int, **settings) -> None:
+    """Leave in ``out`` the run of ``settings`` interrupted (as by Ctrl-C) once the chunk
+    that starts at game ``stop_at`` is played: the chunks of 1,000 games before it kept."""
+    from simulate.engine import RunInterrupted, stream
+    from simulate.folder.writer import RunWriter
+    from simulate.request import make_request
+
+    request = make_request(game, threads=1, **settings)
+
+    def consume(chunk):
+        if chunk.games["game"][0].as_py() == stop_at:
+            raise KeyboardInterrupt
+
+    with RunWriter(out, request.meta()) as writer, pytest.raises(RunInterrupted):
+        stream(request, writer, consume, chunk_size=1000)
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+
+
+def test_simulate_resumes_an_interrupted_run_as_the_command_does(tmp_path):
+    """resume=True completes a run with its own settings (those given besides must be the
+    run's) to the records of one played in one go; write_run writes the same folder
+    without reading it back."""
+    settings = dict(players=3, games=6000, seed=21)
+    out = tmp_path / "run"
+    interrupted_run(out, "bmn", 2000, **settings)
+    with pytest.raises(CardsimError, match=r"these differ: --seed 5 \(the run's: 21\)"):
+        simulate.simulate("bmn", out=out, resume=True, seed=5)
+    with pytest.raises(CardsimError, match="give --resume .* or --force"):
+        simulate.simulate("bmn", out=out, resume=True, force=True)
+    with pytest.raises(CardsimError, match="resume=True needs out=DIR"):
+        simulate.simulate("bmn", resume=True)
+    run = simulate.simulate("bmn", out=out, resume=True, players=3)
+    assert run.meta["status"] == "complete"
+    assert_frame_equal(run.games, simulate.simulate("bmn", **settings).games)
+    with pytest.raises(CardsimError, match="holds a complete run; nothing to resume"):
+        simulate.simulate("bmn", out=out, resume=True)
+    written = simulate.write_run("bmn", out=tmp_path / "written", **settings)
+    assert written == tmp_path / "written"
+    assert_frame_equal(load_run(written).games, run.games)
+
+
+def test_balance_resumes_the_run_and_plays_the_skill_games_it_lacks(tmp_path):
+    """balance(resume=True) completes an interrupted run and plays its skill games: the
+    measures of the balance played in one go, in memory."""
+    settings = dict(players=2, games=3000, seed=8)
+    out = tmp_path / "balance"
+    interrupted_run(out, "crazy-eights", 1000, **settings)
+    table = simulate.balance("crazy-eights", out=out, resume=True)
+    assert (out / "skill" / "run.json").is_file() and load_run(out).meta["status"] == "complete"
+    assert_frame_equal(table, simulate.balance("crazy-eights", **settings))
+    again = simulate.balance("crazy-eights", out=out, resume=True, report=True)
+    assert_frame_equal(again, table)
+    assert (out / "balance.csv").is_file()
+
+
 def test_api_arguments_are_keyword_only_and_mistakes_are_one_line(tmp_path):
     with pytest.raises(TypeError):
         simulate.simulate("bmn", 2)  # type: ignore[misc]
@@ -356,6 +411,7 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     calls = {
         "simulate": lambda: simulate.simulate("bmn", games=10, out=""),
+        "write_run": lambda: simulate.write_run("bmn", games=10, out=""),
         "balance": lambda: simulate.balance("bmn", games=10, out=""),
         "sweep": lambda: simulate.sweep("study.toml", out=""),
         "compare": lambda: simulate.compare(["a", "b"], out=""),
@@ -379,7 +435,7 @@ def test_importing_a_game_the_engine_or_analysis_never_imports_the_application_l
         "import sys, simulate, simulate.games.shedding.kernel, simulate.engine\n"
         "import simulate.folder.writer, analysis.load, analysis.reports\n"
         "layer = ('simulate.api', 'simulate.cli', 'simulate.studies', 'simulate.exploration',\n"
-        "         'simulate.cluster')\n"
+        "         'simulate.cluster', 'simulate.commands')\n"
         "loaded = [m for m in sys.modules if m.startswith(layer)]\n"
         "assert not loaded, loaded\n"
         "from simulate import sweep\n"

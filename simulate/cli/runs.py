@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import CardsimError
+from ..games.registry import resolve_game
 from .common import (
     ConfigOpt,
     DpiOpt,
@@ -65,15 +66,10 @@ def check_scheduler(scheduler) -> None:
 
 
 def cluster_session(scheduler, threads: int | None):
-    """The cluster of ``--scheduler`` for a ``with`` block (None without one); each
-    worker's numba threads are ``--threads`` where given. Connecting comes before anything
-    is written: an unreachable scheduler is one line, and the folder is left as it was.
-    ``scheduler`` may also be a cluster already connected (``balance`` reuses its own)."""
-    if scheduler is None or not isinstance(scheduler, str):
-        return nullcontext(scheduler)
-    from ..cluster import connect
+    """The cluster of ``--scheduler`` for a ``with`` block (:func:`simulate.commands.runs.cluster_session`)."""
+    from ..commands.runs import cluster_session as session
 
-    return connect(scheduler, threads=threads)
+    return session(scheduler, threads)
 
 
 @app.command()
@@ -147,12 +143,7 @@ def simulate(
 
     The folder holds run.json, the records chunk by chunk (DIR/games/, one row per game)
     under DIR/manifest.jsonl, and (unless --no-report) the report."""
-    from ..folder.writer import RunWriter
-    from ..request import DEFAULT_GAMES, make_request
-
     dpi_, formats_ = chart_options(dpi, formats)
-    charts = {"dpi": dpi_, "formats": formats_} if report_ else None
-    strategies = seat_list(strategy, seats)
     if scheduler is not None and backend != "cpu":
         raise CardsimError(
             "a --scheduler run plays on its workers' CPUs: give --scheduler or --backend"
@@ -165,173 +156,48 @@ def simulate(
     if resume:
         if out is None:
             raise CardsimError("--resume needs --out DIR, the folder of the interrupted run")
-        if force:
-            raise CardsimError(
-                "give --resume (complete the run) or --force (overwrite it), not both"
-            )
-        held = run_request(game, out, threads)
-        _check_settings(
-            held,
-            out,
-            players=players,
-            games=games,
-            seed=seed,
-            overrides=rule_overrides(config, rule, game) if (rule or config) else None,
-            strategies=strategies,
-            rotate_seats=rotate_seats,
-            log=log,
-            records=records,
-        )
-        with cluster_session(scheduler, threads) as cluster:
-            request, writer = reopen(held, out, backend)
-            with writer:
-                run_and_report(request, writer, out, charts, cluster=cluster)
+        overrides = rule_overrides(config, rule, game) if (rule or config) else None
     else:
-        # Everything is checked before the engine (and numba) is imported: a mistake is
-        # reported in a fifth of a second.
-        request = make_request(
-            game,
-            players=players,
-            games=DEFAULT_GAMES if games is None else games,
-            seed=seed,
-            threads=threads,
-            rules=rule_overrides(config, rule, game),
-            strategies=strategies,
-            rotate_seats=rotate_seats,
-            log=_log_count(log),
-            backend=backend,
-            records="all" if records is None else records,
-        )
+        overrides = rule_overrides(config, rule, game)
         if out is None:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-            out = Path("results") / f"{request.game.name}-{stamp}"
-        meta = request.meta()
-        if not skip_space_check and request.records == "all":
-            from ..folder.writer import check_space
-
-            check_space(out, meta, request.games)
-        with cluster_session(scheduler, threads) as cluster:
-            writer = RunWriter(out, meta, force=force)
-            with writer:
-                run_and_report(request, writer, out, charts, cluster=cluster)
-
-
-def _check_settings(held, out: Path, **given) -> None:
-    """Refuse a --resume whose settings that decide records differ from those of the run's
-    request ``held`` (:meth:`~simulate.request.Request.identity`), naming each difference
-    (the same command with --resume added is accepted)."""
-    from ..request import logged_games, seat_strategies
-
-    run = held.identity()
-    differ = []
-    for name in ("players", "games", "seed"):
-        if given[name] is not None and given[name] != run[name]:
-            differ.append(f"--{name} {given[name]} (the run's: {run[name]})")
-    if given["overrides"] is not None:
-        asked = held.game.spec.rules(held.game.name, given["overrides"]).to_dict()
-        for knob in sorted(set(asked) | set(run["rules"])):
-            if asked.get(knob) != run["rules"].get(knob):
-                differ.append(f"{knob} {asked.get(knob)!r} (the run's: {run['rules'].get(knob)!r})")
-    if given["strategies"]:
-        asked = seat_strategies(run["game"], given["strategies"], run["players"])
-        if asked != run["strategies"]:
-            differ.append(f"seats {','.join(asked)} (the run's: {','.join(run['strategies'])})")
-    if given["rotate_seats"] and not run["rotate_seats"]:
-        differ.append("--rotate-seats (the run's seats do not rotate)")
-    if given["log"] is not None:
-        if logged_games(_log_count(given["log"]), run["games"]) != run["log"]:
-            differ.append(f"--log {given['log']} (the run's: {run['log']})")
-    if given["records"] is not None and given["records"] != run["records"]:
-        differ.append(f"--records {given['records']} (the run's: {run['records']})")
-    if differ:
-        raise CardsimError(
-            f"--resume completes the run in {out} with its own settings, and these differ: "
-            + "; ".join(differ)
-        )
-
-
-def _log_count(log: str | None) -> int | str:
-    """``--log``'s value as :func:`simulate.request.make_request` takes it."""
-    if log is None:
-        return 0
-    text = log.strip().replace(",", "").replace("_", "")
-    if text.lower() == "all":
-        return "all"
-    if text.isdigit():
-        return int(text)
-    raise CardsimError(f"--log must be a whole number of games from 0, or all, got {log!r}")
-
-
-def resume_run(game: str, out: Path, threads: int | None, backend: str = "cpu"):
-    """The request of the run in ``out`` and its writer, reopened to complete it (on
-    ``backend``: the records do not depend on it, so it need not be the run's)."""
-    return reopen(run_request(game, out, threads), out, backend)
-
-
-def run_request(game: str, out: Path, threads: int | None):
-    """The request that the run in ``out`` (a run of ``game``) records in its run.json,
-    to play on ``threads``."""
-    from ..folder.writer import read_meta
-    from ..games.registry import resolve_game
-    from ..request import request_from_meta
-
-    info = resolve_game(game)
-    request = request_from_meta(read_meta(out), threads=threads)
-    if request.game != info:
-        raise CardsimError(f"{out} holds a run of {request.game.name}, not of {game}")
-    return request
-
-
-def reopen(request, out: Path, backend: str = "cpu"):
-    """``request`` (the run's own, :func:`run_request`) and the writer of its folder
-    ``out``, reopened to complete it on ``backend``."""
-    from dataclasses import replace
-
-    from ..folder.writer import RunWriter, crashed, progress_text, read_meta
-    from ..gpu import check_backend
-
-    if backend != "cpu":
-        checked = check_backend(
-            backend, game=request.game.name, backends=request.game.spec.backends
-        )
-        request = replace(request, backend=checked)
-    meta = read_meta(out)
-    was_crashed = crashed(out, meta)
-    writer, meta = RunWriter.resume(out)
-    if was_crashed:
-        typer.echo(
-            f"{out}: the run crashed after {progress_text(out, meta)}; completing it", err=True
-        )
-    for problem in writer.damaged:
-        typer.echo(f"{out}: damaged, played again: {problem}", err=True)
-    return request, writer
-
-
-def run_and_report(request, writer, out: Path, charts: dict | None, *, cluster=None) -> None:
-    """Stream a run into its folder, then write its report with ``charts`` (``dpi`` and
-    ``formats``, checked; None: no report). ``cluster``
-    (:class:`simulate.cluster.session.Cluster`): where the games are played, if not here."""
-    from ..engine import RunInterrupted, stream
-
-    unit = "match" if request.match_play else "game"
-    where = count(request.threads, "thread") if cluster is None else cluster.text
-    if getattr(request, "backend", "cpu") != "cpu":
-        where = f"backend {request.backend}"
-    typer.echo(
-        f"{request.game.title}: {count(request.games, unit)}, {request.players} players, "
-        f"seed {request.seed}, {where} -> {out}",
-        err=True,
+            out = Path("results") / f"{resolve_game(game).name}-{stamp}"
+    settings = {
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "threads": threads,
+        "rules": overrides,
+        "strategies": seat_list(strategy, seats),
+        "rotate_seats": rotate_seats,
+        "log": log,
+        "records": records,
+    }
+    play_and_report(
+        game,
+        out,
+        {"dpi": dpi_, "formats": formats_} if report_ else None,
+        force=force,
+        resume=resume,
+        skip_space_check=skip_space_check,
+        scheduler=scheduler,
+        backend=backend,
+        **settings,
     )
+
+
+def play_and_report(game: str, out: Path, charts: dict | None, **options) -> None:
+    """Play the run of ``options`` (:func:`simulate.api.write_run`'s) into ``out``, saying
+    what is played on standard error, then write its report with ``charts`` (``dpi`` and
+    ``formats``; None: no report). A signal stops the run with exit code 130 and the
+    command that completes it."""
+    from ..api import write_run
+    from ..engine import RunInterrupted
+
     try:
-        play = None if cluster is None else cluster.play_chunks
-        stream(request, writer, progress=True, play=play)
+        write_run(game, out=out, progress=True, **options)
     except RunInterrupted as exc:
-        then = (
-            f"write its report with: cardsim report {out}"
-            if exc.complete
-            else f"resume with: cardsim simulate {request.game.name} --out {out} --resume"
-        )
-        typer.echo(f"{exc}; {then}", err=True)
+        say_interrupted(exc, resolve_game(game).name)
         raise typer.Exit(130) from None
     typer.echo(f"wrote {out / 'run.json'} and the records of {out}")
     if charts is not None:
@@ -339,18 +205,27 @@ def run_and_report(request, writer, out: Path, charts: dict | None, *, cluster=N
         typer.echo(f"wrote {html_path} and {md_path}")
 
 
+def say(line: str) -> None:
+    """A line on standard error: what a command is doing."""
+    typer.echo(line, err=True)
+
+
+def say_interrupted(exc, game: str) -> None:
+    """What a signal left of the run of ``game`` (a
+    :class:`~simulate.engine.RunInterrupted`), and the command that goes on from there."""
+    then = (
+        f"write its report with: cardsim report {exc.folder}"
+        if exc.complete
+        else f"resume with: cardsim simulate {game} --out {exc.folder} --resume"
+    )
+    say(f"{exc}; {then}")
+
+
 def report_with_status(run_dir: Path, **options) -> tuple[Path, Path]:
     """Write a run's report with a spinner on stderr that says which step it is at."""
-    from rich.console import Console
+    from ..commands.runs import report
 
-    from analysis.reports import write_report
-
-    with Console(stderr=True).status(f"report of {run_dir}") as spinner:
-        return write_report(
-            run_dir,
-            status=lambda step: spinner.update(f"report of {run_dir}: {step}"),
-            **options,
-        )
+    return report(run_dir, progress=True, **options)
 
 
 @app.command()
