@@ -419,14 +419,17 @@ def balance_csv(table: pd.DataFrame) -> bytes:
     return frame.to_csv(index=False).encode("utf-8")
 
 
-def read_balance(path: str | Path) -> pd.DataFrame:
+def read_balance(path: str | Path, *, definitions: bool = False) -> pd.DataFrame:
     """A ``balance.csv`` (a file, or a run folder holding one) as the table of
-    :func:`balance_measures` without its definitions: indexed by measure, with ``value``,
-    ``lo``, ``hi``."""
+    :func:`balance_measures`: indexed by measure, with ``value``, ``lo``, ``hi`` (the
+    floats as they were computed), and with ``definitions`` the ``definition`` column."""
     path = Path(path)
     if path.is_dir():
         path = path / BALANCE_FILE
-    return pd.read_csv(path, index_col="measure")
+    table = pd.read_csv(path, index_col="measure", dtype={"value": float, "lo": float, "hi": float})
+    if definitions:
+        table["definition"] = [DEFINITIONS[name] for name in table.index]
+    return table
 
 
 def _spread(wins: np.ndarray, total: int) -> tuple[float, float, float]:

@@ -326,7 +326,9 @@ def balance(
     is written, the skill games into ``out/skill`` (refused where runs are, unless
     ``force``; ``resume=True`` completes both with their own settings, as ``cardsim
     balance --resume``, keeping what is complete), and ``report=True`` writes the report
-    with its Balance section and ``balance.csv``; without ``out`` nothing is written.
+    with its Balance section and ``balance.csv`` (the table returned is then its own);
+    without ``out`` nothing is written. With ``out`` the measures are read from the folders
+    in batches, as the report reads them: the memory does not grow with the run.
     ``scheduler``: the run and its skill games are played on a Dask cluster (one
     connection for both), as for :func:`simulate`."""
     from analysis.balance import balance_table
@@ -345,8 +347,6 @@ def balance(
         "strategies": strategies,
     }
     if out is not None:
-        from analysis.load import load_run
-
         plan = plan_balance(
             game,
             Path(out),
@@ -361,11 +361,15 @@ def balance(
         with _cluster(scheduler, threads) as cluster:
             play_balance(plan, cluster=cluster, progress=progress, echo=_echo(progress))
         if report:
+            from analysis.balance import read_balance
+
             from .commands.runs import report as write_report
 
             write_report(out, progress=progress)
-        skill_run = load_run(plan.skill.out) if plan.skill is not None else None
-        return balance_table(load_run(out), skill=skill_run)
+            return read_balance(out, definitions=True)
+        from analysis.reports.balance import folder_balance
+
+        return folder_balance(out)
     from .games.registry import resolve_game
     from .request import make_request
 

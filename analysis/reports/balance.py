@@ -106,6 +106,14 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
     return balance
 
 
+def folder_balance(path) -> pd.DataFrame:
+    """The balance measures of the run folder ``path`` and of its skill games
+    (``path/skill``, where they are this run's), as :func:`analysis.balance.balance_table`
+    gives them, read in batches (the memory does not grow with the run; an aggregate-only
+    run too)."""
+    return balance_along(open_run(path))().table
+
+
 def _skill_games(run: RunFolder) -> tuple[SkillCounts | None, str | None, str]:
     """The counts of the run's skill games, their skilled strategy, and why they were left
     out (or, used, that they are incomplete; "" when complete or there are none)."""

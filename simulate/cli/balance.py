@@ -90,53 +90,55 @@ def balance(
     seat, random in the others, every deal once per seat on the run's seed) into
     DIR/skill. The report (DIR/report.html, report.md) has a Balance section and
     DIR/balance.csv the measures as numbers; the measures are printed too."""
-    from ..commands.balance import check_skill_options, plan_balance, play_balance
+    from .. import api
+    from ..commands.balance import check_skill_options
+    from ..folder.writer import read_meta
     from . import runs
 
     runs.check_scheduler(scheduler)
-    check_skill_options(resolve_game(game), skill, skill_games)
+    info = resolve_game(game)
+    check_skill_options(info, skill, skill_games)
     if not resume and games is None:
         raise CardsimError("--games is needed: the games (matches) of the run, e.g. --games 100000")
-    given_rules = rule is not None or config is not None
-    plan = plan_balance(
-        game,
-        out,
-        skill=skill,
-        skill_games=skill_games,
-        resume=resume,
-        force=force,
-        skip_space_check=skip_space_check,
-        threads=threads,
-        players=players,
-        games=games,
-        seed=seed,
-        rules=rule_overrides(config, rule, game) if given_rules or not resume else None,
-        strategies=seat_list(strategy, seats),
-    )
     from ..engine import RunInterrupted
 
+    given_rules = rule is not None or config is not None
     try:
-        with runs.cluster_session(scheduler, threads) as cluster:  # one for both runs
-            play_balance(plan, cluster=cluster, progress=True, echo=runs.say)
+        table = api.balance(
+            game,
+            out=out,
+            players=players,
+            games=games,
+            seed=seed,
+            threads=threads,
+            rules=rule_overrides(config, rule, game) if given_rules or not resume else None,
+            strategies=seat_list(strategy, seats),
+            skill=skill,
+            skill_games=skill_games,
+            force=force,
+            resume=resume,
+            skip_space_check=skip_space_check,
+            report=True,
+            progress=True,
+            scheduler=scheduler,
+        )
     except RunInterrupted as exc:
-        runs.say_interrupted(exc, plan.run.request.game.name)
-        typer.echo(
+        runs.say_interrupted(exc, info.name)
+        runs.say(
             f"or complete the run, its skill games and the report with: cardsim balance "
-            f"{plan.run.request.game.name} --out {out} --resume",
-            err=True,
+            f"{info.name} --out {out} --resume"
         )
         raise typer.Exit(130) from None
-    html_path, md_path = runs.report_with_status(out)
-    typer.echo(f"wrote {html_path} and {md_path}")
-    _print_measures(out, plan.run.request.game.spec, plan.run.request.players)
+    typer.echo(f"wrote {out / 'report.html'} and {out / 'report.md'}")
+    _print_measures(table, info.spec, read_meta(out)["players"])
 
 
-def _print_measures(out: Path, spec, players: int) -> None:
-    """The measures of ``out/balance.csv``, one line each, and the skill in words."""
-    from analysis.balance import BALANCE_FILE, games_needed, length_column, read_balance
+def _print_measures(table, spec, players: int) -> None:
+    """The measures of ``table`` (:func:`simulate.api.balance`'s), one line each, and the
+    skill in words."""
+    from analysis.balance import games_needed, length_column
     from analysis.reports.balance import measure_cells
 
-    table = read_balance(out / BALANCE_FILE)
     rows = measure_cells(table, length_column(spec))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     typer.echo("balance (95% intervals):")
