@@ -50,14 +50,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from analysis.batch import Batch
 from analysis.errors import ReportError
 from analysis.meta import game_spec
+from simulate.folder.batch import Batch
 
 if TYPE_CHECKING:
     from analysis.load import Run
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import wilson_interval
+from simulate.folder.distribution import Distribution
 from simulate.games.spec import GameSpec
 from simulate.measures import MEASURES
 from simulate.skill import DEFAULT_SKILL, SKILL_FOLDER

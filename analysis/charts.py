@@ -34,8 +34,8 @@ from analysis.load import Batch, game_spec
 from analysis.rendering import plots
 from analysis.rendering.words import chart_title
 from analysis.statistics.convergence import Convergence
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import wilson_interval, win_shares
+from simulate.folder.distribution import Distribution
 
 __all__ = [
     "box_chart",

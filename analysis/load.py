@@ -20,12 +20,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from analysis.batch import BATCH_ROWS, Accumulator, from_record_batch
-from analysis.batch import Batch as Batch  # re-exported: where the accumulators' batches live
-from analysis.batch import batch_of as batch_of
 from analysis.errors import ReportError
 from analysis.meta import game_spec
 from analysis.records import RecordFiles, record_files
+from simulate.folder.batch import BATCH_ROWS, Accumulator, from_record_batch
+from simulate.folder.batch import (
+    Batch as Batch,
+)  # re-exported: where the accumulators' batches live
+from simulate.folder.batch import batch_of as batch_of
 from simulate.folder.lock import is_locked
 from simulate.folder.manifest import progress_text, resume_hint
 from simulate.games.spec import GameSpec
@@ -52,7 +54,7 @@ class Run:
     events: pd.DataFrame | None = None
     aggregates: Any = None
     """An aggregate-only run's (``--records none``) statistics
-    (:class:`analysis.aggregates.Aggregates`); ``games`` is then empty, and so is
+    (:class:`simulate.folder.aggregates.Aggregates`); ``games`` is then empty, and so is
     ``matches`` in match play (the matches' statistics are ``aggregates.matches``). None
     otherwise."""
 
@@ -171,7 +173,7 @@ class RunFolder:
     riders: list[Rider] = field(default_factory=list, repr=False, compare=False)
     """Accumulators waiting to ride along the next :func:`scan` (:meth:`ride`)."""
     aggregates: Any = field(default=None, repr=False, compare=False)
-    """An aggregate-only run's statistics (:class:`analysis.aggregates.Aggregates`), from
+    """An aggregate-only run's statistics (:class:`simulate.folder.aggregates.Aggregates`), from
     which :func:`scan` fills the accumulators; None for a run with its records."""
 
     @property
@@ -197,7 +199,7 @@ class RunFolder:
         """The record files of ``kind`` (``games`` or ``matches``); an aggregate-only
         run's ``games`` are the few whole records its aggregates keep, and its
         ``matches`` (match play) none: the report reads their statistics
-        (:meth:`analysis.aggregates.MatchAggregates.summary`)."""
+        (:meth:`simulate.folder.aggregates.MatchAggregates.summary`)."""
         if self.aggregates is not None and kind in ("games", "matches"):
             return _KeptRecords(self.path, self.aggregates, kind)
         return record_files(self.path, self.meta, kind)
@@ -323,9 +325,9 @@ def _fill_from_aggregates(run: RunFolder, build, riders: list[Rider]) -> list[Ac
 
 
 def read_aggregates(path: Path, meta: dict):
-    """The merged :class:`analysis.aggregates.Aggregates` of an aggregate-only run folder
+    """The merged :class:`simulate.folder.aggregates.Aggregates` of an aggregate-only run folder
     (its chunks' files under the manifest, checked)."""
-    from analysis.aggregates import Aggregates
+    from simulate.folder.aggregates import Aggregates
 
     files = record_files(path, meta, "aggregates")
     if not files:

@@ -28,9 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.aggregates import parquet_file
 from analysis.errors import ReportError
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.paired import (
     DealPairs,
     MatchPairs,
@@ -47,6 +45,8 @@ from analysis.statistics.paired import (
     pair_keys,
     pair_runs,
 )
+from simulate.folder.aggregates import parquet_file
+from simulate.folder.distribution import Distribution
 
 PAIRED_KIND = "paired"
 """The manifest's record kind of a variant's paired counts against its study's base."""

@@ -1,5 +1,5 @@
 """Aggregate-only runs (``--records none``, a request's ``records="none"``) on the
-engine's side: a chunk reduced to its statistics (:mod:`analysis.aggregates`, imported only
+engine's side: a chunk reduced to its statistics (:mod:`simulate.folder.aggregates`, imported only
 when asked)."""
 
 from __future__ import annotations
@@ -30,11 +30,10 @@ def reduced_where_played(request, seatings: list, first: int, count: int, playin
 
 def reduced(chunk, meta: dict):
     """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
-    Chunk whose ``aggregates`` (:class:`analysis.aggregates.Aggregates`) stand for its
+    Chunk whose ``aggregates`` (:class:`simulate.folder.aggregates.Aggregates`) stand for its
     records, which it no longer holds; its logged games' ``events`` stay (itself when it
     is reduced already, as a cluster's task returns it)."""
-    from analysis.aggregates import aggregate_games
-
+    from .folder.aggregates import aggregate_games
     from .games.spec import Chunk
 
     if chunk.aggregates is not None:

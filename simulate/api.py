@@ -126,7 +126,7 @@ def simulate(
     built-in strategies only): the same records as ``"cpu"``, the default.
     ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
     Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
-    is built from (:mod:`analysis.aggregates`); ``log=N`` still gives the logged games'
+    is built from (:mod:`simulate.folder.aggregates`); ``log=N`` still gives the logged games'
     ``events``."""
     from analysis.load import Run, load_run
 

@@ -297,7 +297,7 @@ def play_run(
     with ``out``. Without ``collect`` the records are only written (both tables are None).
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
     receives the logged games' events tables (with ``collect``). A request of
-    ``records="none"``: an aggregate-only run (:mod:`analysis.aggregates`): no rows are
+    ``records="none"``: an aggregate-only run (:mod:`simulate.folder.aggregates`): no rows are
     kept, ``(None, None)`` is returned, ``aggregates`` (a list) receives the run's merged
     statistics, and ``events`` the logged games' events all the same."""
     records = request.records
@@ -374,7 +374,7 @@ def stream(
     keeps the folder's lock: the caller closes it.
 
     A request of ``records="none"`` (a resumed run's, from its run.json): every chunk
-    is reduced to its :class:`analysis.aggregates.Aggregates` (by the worker, on a
+    is reduced to its :class:`simulate.folder.aggregates.Aggregates` (by the worker, on a
     cluster; on the GPU that played it, :mod:`.gpu_aggregates`), which the writer merges;
     ``consume`` receives the reduced chunk (its ``aggregates`` and its logged games'
     ``events``, :func:`.aggregate_runs.reduced`).

@@ -1,7 +1,7 @@
 """Aggregate-only runs (``--records none``) reduced on the GPU: a chunk's records, left in
-device memory where the kernel wrote them, become its :class:`analysis.aggregates.Aggregates`
+device memory where the kernel wrote them, become its :class:`simulate.folder.aggregates.Aggregates`
 with only small arrays copied back, equal to what the CPU's reduction of the copied-back
-records gives (:func:`analysis.aggregates.aggregate_games`).
+records gives (:func:`simulate.folder.aggregates.aggregate_games`).
 
 Each step is a kernel over the chunk's rows adding into small device arrays:
 
@@ -14,10 +14,10 @@ Each step is a kernel over the chunk's rows adding into small device arrays:
    so that columns of a few values (seats, cards held) do not queue on a few global
    counters;
 3. ``longest`` and ``first``: from the histograms, per length column and end reason, the
-   value ``t`` of the :data:`~analysis.aggregates.LONGEST_KEPT`-th longest game; the rows
+   value ``t`` of the :data:`~simulate.folder.aggregates.LONGEST_KEPT`-th longest game; the rows
    above ``t``, and those at ``t`` up to the one that completes the count (found by counts
    per block of rows and one block's keys copied back: the CPU breaks ties by the lower
-   game); per end reason, the rows up to its :data:`~analysis.aggregates.FIRST_KEPT`-th. Only
+   game); per end reason, the rows up to its :data:`~simulate.folder.aggregates.FIRST_KEPT`-th. Only
    those rows' records are gathered on the device and copied back, and the CPU's own
    selection runs on them, so both tables are the CPU's, ties included.
 
@@ -83,7 +83,7 @@ class DeviceChunk:
 def reduce_on_device(
     chunk: DeviceChunk, meta: dict, *, rotation: int | None = None, stats: dict | None = None
 ):
-    """The :class:`analysis.aggregates.Aggregates` of ``chunk``'s records (the run
+    """The :class:`simulate.folder.aggregates.Aggregates` of ``chunk``'s records (the run
     ``meta`` describes), computed on the device, equal to the CPU's reduction of the same
     records. ``rotation``: the seating of the chunk in a run with rotated seats (the
     records' ``rotation`` column, constant here). ``stats`` (a dict), when given, receives
@@ -91,7 +91,7 @@ def reduce_on_device(
     the row that completes a count), ``rows`` (the candidate rows copied back, int64, from
     0 at the chunk's first game), ``fallback`` (whether every record was copied back
     instead) and ``record_bytes`` (what copying every record back takes)."""
-    from analysis.aggregates import OTHERS, aggregate_games
+    from .folder.aggregates import OTHERS, aggregate_games
 
     stats = {} if stats is None else stats
     records = sum(array.nbytes for array, _ in chunk.arrays.values())
@@ -126,7 +126,7 @@ def reduce_on_device(
 def _candidates(chunk: DeviceChunk, meta: dict, reduction, columns: dict, counted: dict):
     """The rows (sorted int64) that hold every game the CPU keeps in ``longest`` and
     ``first``, and no other; None should the device pick more than the bound."""
-    from analysis.aggregates import FIRST_KEPT, LONGEST_KEPT, aggregate_games
+    from .folder.aggregates import FIRST_KEPT, LONGEST_KEPT, aggregate_games
 
     device, ends = reduction.device, reduction.end_sizes
     lengths = aggregate_games(_empty_table(chunk), meta).lengths
@@ -285,8 +285,9 @@ class _Groups:
     def groups(self, counted: dict, rotation: int | None) -> dict[tuple, dict]:
         """The CPU's ``Aggregates.groups``: per group its ``n`` and a Distribution per
         column (``rotation``'s: the constant seating of the chunk)."""
-        from analysis.aggregates import OTHERS
-        from analysis.statistics.distribution import Distribution
+        from simulate.folder.distribution import Distribution
+
+        from .folder.aggregates import OTHERS
 
         groups = {}
         for i, key in enumerate(self.keys):
@@ -361,7 +362,7 @@ def _with_rotation(table: pa.Table, rotation: int | None) -> pa.Table:
 
 def _reduced_on_host(chunk: DeviceChunk, meta: dict, rotation: int | None, stats: dict):
     """Every record copied back and reduced by the CPU."""
-    from analysis.aggregates import aggregate_games
+    from .folder.aggregates import aggregate_games
 
     host = {}
     for name, (array, _) in chunk.arrays.items():

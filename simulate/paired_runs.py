@@ -33,7 +33,7 @@ from .request import Request
 @dataclass(frozen=True)
 class PlayedTogether:
     """One range of games of every cell of a player count, reduced: ``aggregates`` each
-    cell's :class:`analysis.aggregates.Aggregates` (in the cells' order, the base first)
+    cell's :class:`simulate.folder.aggregates.Aggregates` (in the cells' order, the base first)
     and ``paired`` each cell's :class:`analysis.paired_counts.PairedCounts` against the
     base (None for the base, and for a variant that does not deal as the base does).
     It travels in a :class:`~simulate.games.spec.Chunk`'s ``aggregates``."""

@@ -68,7 +68,7 @@ class Request:
     (logged games are played on the CPU whatever it is)."""
     records: str = "all"
     """What the run keeps (:data:`RECORDS`): ``all``, every game's row; ``none``, its
-    statistics only (an aggregate-only run, :mod:`analysis.aggregates`)."""
+    statistics only (an aggregate-only run, :mod:`simulate.folder.aggregates`)."""
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""

@@ -5,9 +5,9 @@ the report as JSON; ``... compile`` compiles the kernels instead (no GPU needed)
 ``... bytes GAME PLAYERS GAMES`` measures what one chunk copies back (:func:`transfer`).
 
 Each check plays one chunk twice, on the CPU (records, then
-:func:`analysis.aggregates.aggregate_games`) and on the device
+:func:`simulate.folder.aggregates.aggregate_games`) and on the device
 (:func:`simulate.gpu_aggregates.reduce_on_device`), and lists which parts of the two
-:class:`~analysis.aggregates.Aggregates` differ, with the device reduction's ``stats`` and the
+:class:`~simulate.folder.aggregates.Aggregates` differ, with the device reduction's ``stats`` and the
 end reasons the chunk reached.
 """
 
@@ -18,9 +18,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from analysis.aggregates import aggregate_games
 from simulate.aggregate_runs import reduced, reduced_where_played
 from simulate.engine import play_chunk
+from simulate.folder.aggregates import aggregate_games
 from simulate.request import make_request
 
 CASES = {

@@ -14,13 +14,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from analysis.aggregates import LONGEST_KEPT, Aggregates, MatchAggregates, aggregate_games
 from analysis.load import load_run, open_run, scan
 from analysis.reports import write_report
-from analysis.statistics.distribution import Distribution
+from analysis.reports.matches import aggregated_matches
 from analysis.statistics.tally import Values
 from simulate.engine import play_run
 from simulate.errors import CardsimError
+from simulate.folder.aggregates import LONGEST_KEPT, Aggregates, MatchAggregates, aggregate_games
+from simulate.folder.distribution import Distribution
 from simulate.request import make_request
 
 
@@ -159,7 +160,7 @@ def test_match_statistics_equal_the_matches(game, players, options):
     assert "match" not in next(iter(found.groups.values()))
     if "rotation" in frame:
         assert found.dist("rotation") == Distribution.of(frame["rotation"].to_numpy())
-    summary = found.summary(players)
+    summary = aggregated_matches(found, players)
     assert summary.n == rows and summary.totals[0] == found.dist("total_0")
     deals = next(iter(aggregate_games(games, request.meta(), matches).groups.values()))
     assert "deal" in deals and "game" not in deals and "match" not in deals
@@ -205,7 +206,7 @@ def test_match_wins_are_exact_from_rows_and_from_aggregates():
     from_rows = read_matches(folder)
     from_aggregates = MatchAggregates.of_table(table)
     assert from_rows.wins.tolist() == from_aggregates.wins(3).tolist() == exact
-    summary = from_aggregates.summary(3)
+    summary = aggregated_matches(from_aggregates, 3)
     assert summary.n == from_rows.n == n
     assert summary.totals == from_rows.totals and summary.deals == from_rows.deals
 
@@ -395,7 +396,7 @@ def test_top_rows_keep_what_a_full_sort_keeps():
     by (length descending, game, rotation) per end reason keeps: ties, nulls and short
     groups included."""
 
-    from analysis.aggregates import _top_rows
+    from simulate.folder.aggregates import _top_rows
 
     rng = np.random.default_rng(7)
     n = 20_000

@@ -17,7 +17,6 @@ from test_analysis_matches import make_match_run
 
 from analysis.comparisons.report import write_comparison
 from analysis.load import RunFolder, open_run
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.paired import _Unpaired, in_step, obstacle, pair_runs
 from analysis.statistics.significance import (
     holm,
@@ -27,6 +26,7 @@ from analysis.statistics.significance import (
     paired_newcombe_interval,
     wilcoxon_signed_rank,
 )
+from simulate.folder.distribution import Distribution
 
 BEGGAR_RULES = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
 

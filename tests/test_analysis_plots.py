@@ -11,8 +11,8 @@ from analysis.comparisons import charts
 from analysis.rendering import plots
 from analysis.rendering.output import render
 from analysis.statistics.convergence import Convergence
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import win_share_table
+from simulate.folder.distribution import Distribution
 
 TITLE = "Pis Yedili · 4 players · 1,000 deals · stack_growth = double"
 STRATEGIES = ["random", "first", "greedy"]

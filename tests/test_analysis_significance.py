@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
@@ -14,6 +13,7 @@ from analysis.statistics.significance import (
     newcombe_interval,
     two_proportion_test,
 )
+from simulate.folder.distribution import Distribution
 
 
 def test_newcombe_interval_matches_the_published_example():

@@ -257,9 +257,9 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     """--records none keeps the logged games' events, beside the aggregates of the chunks
     that hold them (later chunks merge into one file); they equal a full run's, the
     aggregates equal those of the full run's records, and --resume completes the log."""
-    from analysis.aggregates import aggregate_games
     from simulate.aggregate_runs import reduced
     from simulate.engine import play_chunks, play_run, stream
+    from simulate.folder.aggregates import aggregate_games
     from simulate.folder.manifest import read_manifest
     from simulate.folder.writer import RunWriter
     from simulate.request import make_request

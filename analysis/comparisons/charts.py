@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from analysis.rendering.plots import keep_share_span, new_figure, no_data, survival_steps
-from analysis.statistics.distribution import Distribution
+from simulate.folder.distribution import Distribution
 from simulate.measures import NEGLIGIBLE_SHARE
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")

@@ -61,7 +61,6 @@ from analysis.statistics.bootstrap import (
     mean_interval,
     spread_difference_interval,
 )
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.paired import Pairing, deal_sums, match_sums
 from analysis.statistics.significance import (
     chi2_homogeneity,
@@ -83,6 +82,7 @@ from analysis.statistics.tally import (
     lead_column,
     where_not,
 )
+from simulate.folder.distribution import Distribution
 
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
@@ -221,12 +221,12 @@ def summarize(run: RunFolder, name: str) -> Variant:
 
 def _summed_scores(run: RunFolder) -> Distribution:
     """The distribution of each deal's scores summed over the seats, from an aggregate-only
-    run's groups (:mod:`analysis.aggregates`): a deal's sum is its winner's score plus
+    run's groups (:mod:`simulate.folder.aggregates`): a deal's sum is its winner's score plus
     ``others_score`` (with no winner, ``others_score`` is the sum), so in a group where one
     of the two takes a single value the sum's distribution is the other's, shifted. Every
     scoring of the rule book is so (the winner scores 0, or the others do); where neither
     is, the sum needs single deals and :class:`ReportError` says so."""
-    from analysis.aggregates import OTHERS
+    from simulate.folder.aggregates import OTHERS
 
     total = Distribution.empty()
     for key, group in run.aggregates.groups.items():

@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from analysis.batch import BATCH_ROWS
 from analysis.errors import ReportError
+from simulate.folder.batch import BATCH_ROWS
 
 if TYPE_CHECKING:
     from analysis.load import RunFolder
@@ -36,8 +36,8 @@ from analysis.rendering.words import (
     fmt_wilson,
 )
 from analysis.reports.common import count_text, win_table
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.stats import value_summary, wilson_interval
+from simulate.folder.distribution import Distribution
 
 MATCHES_FILE = "matches.parquet"
 
@@ -90,12 +90,22 @@ def has_matches(run: RunFolder) -> bool:
     return bool(run.records("matches"))
 
 
+def aggregated_matches(matches, players: int) -> Matches:
+    """The matches of an aggregate-only run (its
+    :class:`~simulate.folder.aggregates.MatchAggregates`) as :func:`read_matches` reads
+    them from ``matches.parquet``."""
+    totals = [matches.dist(f"total_{seat}") for seat in range(players)]
+    return Matches(
+        n=matches.records, wins=matches.wins(players), totals=totals, deals=matches.dist("deals")
+    )
+
+
 def read_matches(run: RunFolder) -> Matches:
     """Read ``matches.parquet`` of ``run`` in batches (only the columns needed); raise
     :class:`ReportError` naming the file when it is unreadable, lacks a column, is empty, or
     a match's shares do not sum to 1."""
     if run.aggregates is not None:  # an aggregate-only run: its matches' statistics
-        return run.aggregates.matches.summary(run.players)
+        return aggregated_matches(run.aggregates.matches, run.players)
     files = run.records("matches")
     path = files.path
     players = run.players
@@ -107,7 +117,7 @@ def read_matches(run: RunFolder) -> Matches:
         if missing:
             raise ReportError(f"{path}: missing columns {', '.join(missing)}")
         # Wins counted in parts of 1/lcm(1..players) (a share is 1/m): exact, so the same
-        # however the matches are summed, an aggregate-only run's (analysis.aggregates) too.
+        # however the matches are summed, an aggregate-only run's (simulate.folder.aggregates) too.
         whole = math.lcm(*range(1, players + 1))
         n, parts = 0, np.zeros(players, np.int64)
         dists = [Distribution.empty() for _ in range(players)]

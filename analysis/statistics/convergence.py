@@ -14,9 +14,9 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from analysis.batch import Batch
 from analysis.statistics.stats import wilson_interval
 from analysis.statistics.tally import Where, leaders
+from simulate.folder.batch import Batch
 
 #: The smallest prefix reported.
 FIRST_PREFIX = 100

@@ -37,8 +37,8 @@ from analysis.errors import ReportError
 from analysis.load import BATCH_ROWS, Batch, RunFolder, game_spec
 from analysis.rendering.words import fmt_int
 from analysis.reports.matches import has_matches
-from analysis.statistics.distribution import Distribution
 from analysis.statistics.tally import lead_column, leaders
+from simulate.folder.distribution import Distribution
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from analysis.batch import Batch
 from analysis.errors import NeedsSingleGames
-from analysis.statistics.distribution import Distribution
+from simulate.folder.batch import Batch
+from simulate.folder.distribution import Distribution
 
 if TYPE_CHECKING:
     from analysis.aggregates import AggregateView

@@ -42,7 +42,7 @@ def _noop(index: int) -> int:
 def _warm(_: int = 0) -> int:
     """Load (or compile) the timed run's kernels on a worker, and what an aggregate-only
     task imports; the games played."""
-    import analysis.aggregates  # noqa: F401
+    import simulate.folder.aggregates  # noqa: F401
     from simulate.engine import play_chunk
     from simulate.request import make_request
 

@@ -211,7 +211,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
     longest and first games of each chunk) are replayed, up to ``replay`` of them, in
     single games; a match-play run keeps no whole match, so only the checksums check it.
     Returns whether any kept record differs from its replay."""
-    from analysis.aggregates import Aggregates
+    from .aggregates import Aggregates
 
     if request.match_play:
         verdict.notes.append(

@@ -339,7 +339,7 @@ class RunWriter:
     def _write_aggregates(
         self, first: int, count: int, found, events: pa.Table | None, paired=None
     ) -> None:
-        """An aggregate-only chunk (:class:`analysis.aggregates.Aggregates`): merged into
+        """An aggregate-only chunk (:class:`simulate.folder.aggregates.Aggregates`): merged into
         the chunk that ends where it starts, written as one new file (durable), the
         manifest replaced atomically, the old file removed; so the folder holds one
         aggregates file of bounded size, and a crash loses at most this chunk.
@@ -351,7 +351,7 @@ class RunWriter:
         ``paired`` (a study's variant: its paired counts against the base,
         :class:`analysis.paired_counts.PairedCounts`) is merged and written the same way,
         a ``paired`` file in the same entry, where the entry it merges into has one."""
-        from analysis.aggregates import Aggregates
+        from .aggregates import Aggregates
 
         previous = next(
             (

@@ -72,7 +72,7 @@ class Chunk:
     when none of the chunk's games is logged."""
     aggregates: Any = None
     """An aggregate-only run (``--records none``): the chunk's statistics
-    (:class:`analysis.aggregates.Aggregates`), in place of its records (``games`` and
+    (:class:`simulate.folder.aggregates.Aggregates`), in place of its records (``games`` and
     ``matches`` are then None); ``events`` is kept all the same."""
 
     def parts(self) -> dict[str, Any]:
@@ -96,7 +96,7 @@ class GameEngine(Protocol):
 
         Optional, for an aggregate-only run (``records="none"``): ``play_aggregates(request,
         seating, first, count, **reduce)``, the same games reduced to their
-        :class:`analysis.aggregates.Aggregates` where they are played (the GPU:
+        :class:`simulate.folder.aggregates.Aggregates` where they are played (the GPU:
         :func:`simulate.gpu_aggregates.reduce_on_device`), or None, before playing anything,
         where the records are to be reduced on the CPU
         (:func:`simulate.aggregate_runs.reduced_where_played`)."""
