@@ -1,12 +1,10 @@
-"""Errors raised while reading a run folder or writing its report."""
+"""Errors raised while reading a run folder or writing its report: :class:`ReportError`
+(defined with the run folder's reading, :mod:`simulate.folder.records`, which raises it
+too) and :class:`NeedsSingleGames`."""
 
+from simulate.folder.errors import ReportError
 
-class ReportError(Exception):
-    """A run folder cannot be read or its report cannot be written.
-
-    The message is one line and names the offending path; the CLI prints it and exits
-    with status 2.
-    """
+__all__ = ["NeedsSingleGames", "ReportError"]
 
 
 class NeedsSingleGames(Exception):

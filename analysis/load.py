@@ -5,7 +5,7 @@ manifest, and :func:`scan` streams the columns a report needs, a million games a
 and in their stored (compact) types, through accumulators that keep counts.
 :func:`load_run` reads a whole run into a DataFrame, for small runs and interactive use.
 The record files themselves (chunks under a manifest, or one file in a folder written
-before it) are read through :mod:`analysis.records`.
+before it) are read through :mod:`simulate.folder.records`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import pyarrow as pa
 
 from analysis.errors import ReportError
 from analysis.meta import game_spec
-from analysis.records import RecordFiles, record_files
 from simulate.folder.batch import BATCH_ROWS, Accumulator, from_record_batch
 from simulate.folder.batch import (
     Batch as Batch,
@@ -30,6 +29,7 @@ from simulate.folder.batch import (
 from simulate.folder.batch import batch_of as batch_of
 from simulate.folder.lock import is_locked
 from simulate.folder.manifest import progress_text, resume_hint
+from simulate.folder.records import RecordFiles, record_files
 from simulate.games.spec import GameSpec
 
 
@@ -66,7 +66,7 @@ class Run:
 
 def load_run(path: str | Path) -> Run:
     """Load the run folder at ``path``; raise :class:`ReportError` if it is not a usable one
-    (a damaged record file: :class:`analysis.records.DamagedRun`, naming the chunks).
+    (a damaged record file: :class:`simulate.folder.records.DamagedRun`, naming the chunks).
 
     A run still being played, or one that crashed, gives the games of its finished chunks
     (``meta["status"]`` says ``running``)."""

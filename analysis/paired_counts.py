@@ -298,8 +298,8 @@ def read_paired(run) -> PairedCounts | None:
     :class:`analysis.load.RunFolder`), merged over its chunks; None when it keeps none
     (a run not played as a study's variant, or the study's base). A file whose bytes are
     not those written is a :class:`ReportError`."""
-    from analysis.records import damaged, record_files
     from simulate.folder import manifest as mf
+    from simulate.folder.records import damaged, record_files
 
     files = record_files(run.path, run.meta, PAIRED_KIND)
     if not files:

@@ -25,9 +25,9 @@ from run_helpers import records_equal
 
 import simulate
 from analysis.load import load_run
-from analysis.records import DamagedRun
 from simulate.folder import manifest as mf
 from simulate.folder.lock import lock_folder
+from simulate.folder.records import DamagedRun
 
 # The runs killed or failed on purpose are real processes (FAULTS: start_faulty, a full disk);
 # what a command then makes of their folder runs in this process (cardsim).

@@ -145,7 +145,7 @@ def _logged_events(folder: Path, meta: dict, index: int, deal: int | None, rotat
     """The rows of the game (deal) the folder logged, or None when it did not log it."""
     if index >= int(meta.get("log", 0)) or meta.get("format", 1) < 2:
         return None
-    from analysis.records import record_files
+    from ..folder.records import record_files
 
     files = record_files(folder, meta, "events")
     if not files:

@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.errors import ReportError
-from simulate.folder import manifest as mf
+from . import manifest as mf
+from .errors import ReportError
 
 LEGACY_FILES = {"games": "games.parquet", "matches": "matches.parquet"}
 
