@@ -708,14 +708,15 @@ def tune(
     ``out`` the result is also written there as JSON. ``scheduler``: each candidate's
     games are played on a Dask cluster, as for :func:`simulate` (the same result)."""
     from .games.registry import resolve_game
+    from .games.spec import load
 
-    engine = resolve_game(game, "tune").spec.engine()
+    tune_games = load(resolve_game(game, "tune").spec.tune_path)
     if out is not None:
         from .folder.paths import check_writable
 
         check_writable(out, file=True)  # before the search, not after it
     with _cluster(scheduler, threads) as cluster:
-        result = engine.tune(
+        result = tune_games(
             game,
             opponents=_strategy_list(opponents),
             players=players,

@@ -599,8 +599,8 @@ def test_search_on_a_cluster_finds_the_same_deals(local_address, cluster_plays):
 
 def test_search_keeps_the_same_deals_however_the_run_is_chunked():
     """Found.add sees chunks of any size: the longest deals are those of one chunk of all."""
+    from simulate.commands.beggar_search import Found
     from simulate.engine import play_chunks
-    from simulate.games.beggar.search import Found
 
     request = make_request("bmn", games=6_000, seed=4, threads=1)
     whole, pieces = Found(request, 50), Found(request, 50)

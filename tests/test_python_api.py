@@ -20,8 +20,8 @@ from analysis import charts
 from analysis.errors import ReportError
 from analysis.load import Run, load_run
 from analysis.statistics.stats import wilson_interval
+from simulate.commands.shedding_tune import POPULATION, ROUNDS
 from simulate.errors import CardsimError
-from simulate.games.shedding.tune import POPULATION, ROUNDS
 
 MATCHES = {"match_deals": 3}
 """Pis Yedili plays four-deal matches by default; three keep the runs small."""

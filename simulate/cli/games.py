@@ -193,6 +193,7 @@ def search(
 ):
     """Hunt for records: play random deals, print the longest and any that never end."""
     from ..games.registry import resolve_game
+    from ..games.spec import load
     from ..request import make_request
 
     info = resolve_game(game, "search")
@@ -208,5 +209,5 @@ def search(
     )
     check_scheduler(scheduler)
     with cluster_session(scheduler, threads) as cluster:
-        text = info.spec.engine().search(request, top=top, progress=True, cluster=cluster)
+        text = load(info.spec.search_path)(request, top=top, progress=True, cluster=cluster)
     typer.echo(text)

@@ -118,15 +118,16 @@ def tune(
 
     The cross-entropy method; the best is measured on held-out deals."""
     from ..games.registry import resolve_game
+    from ..games.spec import load
 
     check_scheduler(scheduler)
-    engine = resolve_game(game, "tune").spec.engine()
+    tune_games = load(resolve_game(game, "tune").spec.tune_path)
     if out is not None:
         from ..folder.paths import check_writable
 
         check_writable(out, file=True)  # before the search, not after it
     with cluster_session(scheduler, threads) as cluster:
-        result = engine.tune(
+        result = tune_games(
             game,
             opponents=seat_list(None, opponents),
             players=players,

@@ -140,6 +140,12 @@ class GameSpec:
     report_path: str | None = None
     """``"module:function"`` building the run report, ``build(run, top) -> (blocks,
     figures)``; None: the report of the sections every game shares."""
+    search_path: str | None = None
+    """``"module:function"`` of ``cardsim search`` (the game's ``search`` command), called
+    ``search(request, *, top, progress, cluster) -> str``: the text printed."""
+    tune_path: str | None = None
+    """``"module:function"`` of ``cardsim tune`` (the game's ``tune`` command), called
+    ``tune(game, **options)``: the result (:func:`simulate.api.tune` names the options)."""
     commands: frozenset[str] = field(default_factory=frozenset)
     """The optional commands the game takes: ``play`` (a given deal), ``search`` (hunt for
     long deals), ``replay`` (one game in words); ``log``: its engine logs games event by event

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import CardsimError
+from .header import header_line
 
 FORMATS = ("text", "json", "csv")
 
@@ -25,38 +26,6 @@ FORMATS = ("text", "json", "csv")
 def is_run_folder(path: str | Path) -> bool:
     """Whether ``path`` is a folder holding a run (its ``run.json``)."""
     return Path(path).is_dir() and (Path(path) / "run.json").is_file()
-
-
-def header_line(request, which: int | str) -> str:
-    """The first line of a replay: game, players, strategies, seed, which game, and the
-    rules that differ from the preset's."""
-    if isinstance(which, int):
-        which = f"game {which}"
-    names = f" ({', '.join(request.strategies)})" if request.strategies else ""
-    line = f"{request.game.name}, {request.players} players{names}, seed {request.seed}, {which}"
-    changed = changed_rules(request)
-    return line + (f"; rules changed: {', '.join(changed)}" if changed else "")
-
-
-def changed_rules(request) -> list[str]:
-    """``knob=value`` for each rule that differs from the preset's."""
-    base = _flat(json.loads(json.dumps(request.game.base_rules().to_dict())))
-    asked = _flat(json.loads(json.dumps(request.rules.to_dict())))
-    return [
-        f"{knob}={asked[knob]}"
-        for knob in sorted(asked)
-        if knob != "preset" and asked.get(knob) != base.get(knob)
-    ]
-
-
-def _flat(rules: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in rules.items():
-        if isinstance(value, dict):
-            flat.update(_flat(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 def replay_run(

@@ -94,7 +94,7 @@ class BeggarEngine:
         self, request, *, game: int = 0, match: int | None = None, deal: int = 0, hands=False
     ) -> str:
         """Game ``game`` of ``request`` trick by trick (Beggar-My-Neighbour has no matches)."""
-        from ...logs.replay import header_line
+        from ...logs.header import header_line
 
         events = self.log_one(request, game)
         return self.replay_text(request, events, header=header_line(request, game), hands=hands)
@@ -102,13 +102,6 @@ class BeggarEngine:
     def outcome_text(self, result: dict) -> str:
         """:meth:`play_given`'s result in words."""
         return outcome_text(result)
-
-    def search(self, request, *, top: int = 10, progress: bool = False, cluster=None) -> str:
-        """The longest of ``request``'s deals and any that never end, in words (played on
-        ``cluster``, a :class:`simulate.cluster.session.Cluster`, where given)."""
-        from .search import find_records
-
-        return find_records(request, top, progress=progress, cluster=cluster).text()
 
 
 def _play_on_gpu(request, first: int, count: int, log: int) -> dict:

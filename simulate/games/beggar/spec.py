@@ -65,6 +65,7 @@ GAME_SPEC = GameSpec(
     engine_path="simulate.games.beggar.engine:ENGINE",
     unended=("cycle",),
     report_path="analysis.reports.beggar:build_beggar_report",
+    search_path="simulate.commands.beggar_search:search",
     commands=frozenset({"play", "search", "replay", "log"}),
     bytes_per_record=lambda players: 10.0,  # 2.8 measured (10^8 deals, two players)
     backends=("cpu", "cuda"),

@@ -94,7 +94,7 @@ class SheddingEngine:
     ) -> str:
         """Game ``game`` of ``request`` (or deal ``deal`` of match ``match``) turn by turn,
         from the logging kernel's events (the text a run folder's log gives)."""
-        from ...logs.replay import header_line
+        from ...logs.header import header_line
 
         if match is None:
             events = self.log_one(request, game)
@@ -104,12 +104,6 @@ class SheddingEngine:
             which = f"match {match}, deal {deal}"
         header = header_line(request, which)
         return self.replay_text(request, events, header=header, hands=hands)
-
-    def tune(self, game: str, **options):
-        """Weighted strategies' weights searched against opponents (:func:`.tune.tune`)."""
-        from .tune import tune
-
-        return tune(game, **options)
 
 
 def _match_events(columns: dict, row: int):

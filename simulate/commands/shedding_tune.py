@@ -1,4 +1,5 @@
-"""Tuning ``weighted`` strategies: the cross-entropy method over the feature weights.
+"""``cardsim tune`` for the shedding games (their spec's ``tune_path``): tuning ``weighted``
+strategies, the cross-entropy method over the feature weights.
 
 One seat plays a candidate ``weighted`` strategy, the others the opponents (cycled over the
 seats), with rotated seatings so that seat advantage cancels out; a candidate's fitness is
@@ -18,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...engine import play_run
-from ...errors import CardsimError
-from ...request import make_request
-from .strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
+from ..engine import play_run
+from ..errors import CardsimError
+from ..games.shedding.strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
+from ..request import make_request
 
 POPULATION = 16
 ELITE = 4

@@ -1,4 +1,5 @@
-"""Record hunting: the longest deals of many random ones, and any that never end."""
+"""``cardsim search`` for Beggar-My-Neighbour (its spec's ``search_path``): record hunting,
+the longest deals of many random ones, and any that never end."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...engine import stream
-from ...request import Request
-from ..spec import Chunk
-from .deal import deal_string
+from ..engine import stream
+from ..games.beggar.deal import deal_string
+from ..games.spec import Chunk
+from ..request import Request
 
 MAX_CYCLES_KEPT = 1000
 
@@ -96,3 +97,9 @@ def find_records(request: Request, top: int = 10, progress: bool = False, *, clu
     play = None if cluster is None else cluster.play_chunks
     stream(request, None, found.add, progress=progress, play=play)
     return found
+
+
+def search(request: Request, *, top: int = 10, progress: bool = False, cluster=None) -> str:
+    """The longest of ``request``'s deals and any that never end, in words (played on
+    ``cluster``, a :class:`simulate.cluster.session.Cluster`, where given)."""
+    return find_records(request, top, progress=progress, cluster=cluster).text()
