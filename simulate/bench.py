@@ -221,7 +221,8 @@ def gpu_rates(games: int, repeats: int, cores: int) -> None:
     quarter as many games, as the CPU's bench); one line and nothing else without a usable
     GPU."""
     from .errors import CardsimError
-    from .gpu import check_backend, simulated
+    from .gpu import simulated
+    from .request import check_backend
 
     try:
         check_backend("cuda", game="beggar-my-neighbour", backends=("cuda",))

@@ -49,27 +49,9 @@ def simulated() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in ("", "0")
 
 
-def check_backend(backend, *, game: str, backends: tuple[str, ...]) -> str:
-    """``backend`` checked for ``game`` (whose engine plays on ``backends``); raises
-    CardsimError with one line when it is unknown, when the game has no kernel for it, or
-    when it is ``cuda`` and no usable GPU is found (nor the simulator asked for)."""
-    if backend not in BACKENDS:
-        raise CardsimError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend not in backends:
-        from .games.registry import specs
-
-        games = ", ".join(
-            preset.name for spec in specs() if backend in spec.backends for preset in spec.presets
-        )
-        raise CardsimError(
-            f"{game} has no {backend} kernel yet; backend {backend} plays: {games or 'none'}"
-        )
-    if backend == "cuda":
-        _check_gpu()
-    return backend
-
-
-def _check_gpu() -> None:
+def check_gpu() -> None:
+    """Raise CardsimError with one line when no usable GPU is found (nor the simulator asked
+    for)."""
     try:
         cuda = load_cuda()
     except ImportError:

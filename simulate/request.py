@@ -16,7 +16,8 @@ from typing import Any
 
 from .errors import CardsimError
 from .games.registry import GameInfo, check_players, resolve_game
-from .gpu import check_backend
+from .games.registry import specs as game_specs
+from .gpu import BACKENDS, check_gpu
 from .rng import MAX_SEED
 
 DEFAULT_GAMES = 1_000_000
@@ -287,3 +288,24 @@ def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None
+
+
+def check_backend(backend, *, game: str, backends: tuple[str, ...]) -> str:
+    """``backend`` checked for ``game`` (whose engine plays on ``backends``); raises
+    CardsimError with one line when it is unknown, when the game has no kernel for it, or
+    when it is ``cuda`` and no usable GPU is found (nor the simulator asked for)."""
+    if backend not in BACKENDS:
+        raise CardsimError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend not in backends:
+        games = ", ".join(
+            preset.name
+            for spec in game_specs()
+            if backend in spec.backends
+            for preset in spec.presets
+        )
+        raise CardsimError(
+            f"{game} has no {backend} kernel yet; backend {backend} plays: {games or 'none'}"
+        )
+    if backend == "cuda":
+        check_gpu()
+    return backend

@@ -102,7 +102,7 @@ def plan_run(
             check_room(request, out)
         return RunPlan(request, out, force=force)
     from ..folder.writer import read_meta
-    from ..gpu import check_backend
+    from ..request import check_backend
 
     request = run_request(game, out, threads)
     check_settings(
