@@ -431,8 +431,8 @@ def test_verify_replays_the_kept_games_of_an_aggregate_only_run_and_repairs_it(t
     rules give is found, and a lost aggregates file is played again by ``--repair``."""
     import shutil
 
+    from simulate.commands.verify import verify_run
     from simulate.folder.manifest import read_manifest
-    from simulate.folder.verify import verify_run
 
     request = make_request(
         "crazy-eights", players=3, games=6_000, seed=4, threads=1, records="none"

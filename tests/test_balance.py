@@ -36,8 +36,8 @@ from analysis.load import Batch, load_run, open_run
 from analysis.rendering.document import to_markdown
 from analysis.reports import build_report
 from simulate.cli import app
+from simulate.commands.verify import verify_run
 from simulate.errors import CardsimError
-from simulate.folder.verify import verify_run
 from simulate.games.registry import resolve_game
 from simulate.studies.file import load_study
 from simulate.studies.sweep import plan_sweep

@@ -280,7 +280,7 @@ def verify(
     """Check a run folder's checksums and replay sampled games; --repair heals it.
 
     Exit code 0 when healthy, 1 when damaged (one line per problem), 2 on bad input."""
-    from ..folder.verify import verify_run
+    from ..commands.verify import verify_run
 
     verdict = verify_run(
         run_dir,

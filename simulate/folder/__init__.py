@@ -6,8 +6,13 @@ flight, locked while written, and checked or repaired afterwards.
 - :mod:`~simulate.folder.manifest`: ``manifest.jsonl``, the finished chunks with their
   files and checksums (numba-free: :mod:`analysis` reads runs through it);
 - :mod:`~simulate.folder.lock`: one writer per folder, an advisory ``flock``;
-- :mod:`~simulate.folder.verify`: ``cardsim verify`` (checksums and a replay of sampled
-  games) and ``--repair``.
+- :mod:`~simulate.folder.records`, :mod:`~simulate.folder.batch`,
+  :mod:`~simulate.folder.aggregates` (with :mod:`~simulate.folder.distribution`): a run
+  folder read back, the record files checked against their checksums, in batches, and an
+  aggregate-only run's statistics; :mod:`~simulate.folder.errors`: ``ReportError``.
+
+``cardsim verify`` (checksums and a replay of sampled games, ``--repair``) plays games, so
+it is a command (:mod:`simulate.commands.verify`): the run folder never imports the engine.
 
 Importing this package imports no module inside it (and no numba).
 """

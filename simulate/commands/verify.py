@@ -26,9 +26,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import CardsimError
+from ..folder import manifest as mf
+from ..folder.writer import (
+    FORMAT,
+    META_FILE,
+    RunWriter,
+    crashed,
+    lock_run,
+    progress_text,
+    read_meta,
+)
 from ..skill import SKILL_FOLDER
-from . import manifest as mf
-from .writer import FORMAT, META_FILE, RunWriter, crashed, lock_run, progress_text, read_meta
 
 DEFAULT_REPLAY = 300
 """Games replayed by default: enough to catch a systematic fault, a second or two."""
@@ -211,7 +219,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
     longest and first games of each chunk) are replayed, up to ``replay`` of them, in
     single games; a match-play run keeps no whole match, so only the checksums check it.
     Returns whether any kept record differs from its replay."""
-    from .aggregates import Aggregates
+    from ..folder.aggregates import Aggregates
 
     if request.match_play:
         verdict.notes.append(
