@@ -56,7 +56,8 @@ from analysis.statistics.stats import (
     wilson_interval,
     win_share_table,
 )
-from analysis.statistics.tally import LabelCounts, Values, WinCounts, lead_column, where_not
+from analysis.statistics.tally import LabelCounts, Values, WinCounts, where_not
+from simulate.folder.batch import lead_column
 
 SUMMARY_FILE = "summary.csv"
 COLUMNS = ("measure", "value", "lo", "hi", "unit", "n")

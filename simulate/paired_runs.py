@@ -88,9 +88,8 @@ def play_together(requests: Sequence[Request], first: int, count: int) -> Played
 def reduce_together(chunks: Sequence[Chunk], requests: Sequence[Request]) -> PlayedTogether:
     """The :class:`PlayedTogether` of one range's ``chunks``, one per request (the base
     first): every cell's aggregates, and each variant's paired counts against the base."""
-    from analysis.paired_counts import count_pairs
-
     from .aggregate_runs import reduced
+    from .folder.paired import count_pairs
 
     metas = [request.meta() for request in requests]
     paired = [None]

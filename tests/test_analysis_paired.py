@@ -17,7 +17,7 @@ from test_analysis_matches import make_match_run
 
 from analysis.comparisons.report import write_comparison
 from analysis.load import RunFolder, open_run
-from analysis.statistics.paired import _Unpaired, in_step, obstacle, pair_runs
+from analysis.statistics.paired import obstacle, pair_runs
 from analysis.statistics.significance import (
     holm,
     mcnemar_test,
@@ -27,6 +27,7 @@ from analysis.statistics.significance import (
     wilcoxon_signed_rank,
 )
 from simulate.folder.distribution import Distribution
+from simulate.folder.paired import _Unpaired, in_step
 
 BEGGAR_RULES = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
 
@@ -340,7 +341,7 @@ def test_pairs_merge_in_any_order_and_reverse_with_the_runs_roles():
     """DealPairs and MatchPairs of disjoint deals add up to those of all of them, whichever
     is merged first; reversed, the base and the variant swap: the first seat's table
     transposed and every difference negated (reversed twice, the pairs themselves)."""
-    from analysis.statistics.paired import DealPairs, MatchPairs
+    from simulate.folder.paired import DealPairs, MatchPairs
 
     rng = np.random.default_rng(4)
 

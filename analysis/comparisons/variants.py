@@ -61,7 +61,7 @@ from analysis.statistics.bootstrap import (
     mean_interval,
     spread_difference_interval,
 )
-from analysis.statistics.paired import Pairing, deal_sums, match_sums
+from analysis.statistics.paired import Pairing
 from analysis.statistics.significance import (
     chi2_homogeneity,
     holm,
@@ -79,10 +79,11 @@ from analysis.statistics.tally import (
     RowSums,
     Values,
     WinCounts,
-    lead_column,
     where_not,
 )
+from simulate.folder.batch import lead_column
 from simulate.folder.distribution import Distribution
+from simulate.folder.paired import deal_sums, match_sums
 
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
@@ -143,7 +144,7 @@ class Variant:
 
     ``seats`` (players + 1,) wins per seat then games with no winner; ``first`` the same
     by position relative to the seat that led the deal where the run says which did
-    (:func:`analysis.statistics.tally.lead_column`; else equal to ``seats``);
+    (:func:`simulate.folder.batch.lead_column`; else equal to ``seats``);
     ``ends`` games per end reason; ``length`` the distribution of the headline length
     (``length_unit``); ``scores`` each seat's score distribution (shedding games, else
     empty); ``matches`` the run's matches, or None; ``score_sum`` the distribution of each

@@ -46,7 +46,8 @@ from analysis.statistics.stats import (
     strategy_shares,
     win_share_table,
 )
-from analysis.statistics.tally import LabelCounts, Longest, Values, WinCounts, lead_column, where_in
+from analysis.statistics.tally import LabelCounts, Longest, Values, WinCounts, where_in
+from simulate.folder.batch import lead_column
 
 #: The counts of a game, in the order of the length table: (column, row label).
 LENGTH_UNITS = (

@@ -14,12 +14,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import NeedsSingleGames
-from simulate.folder.batch import Batch
+from simulate.folder.batch import Batch, leaders
 from simulate.folder.distribution import Distribution
 
 if TYPE_CHECKING:
     from analysis.aggregates import AggregateView
-    from analysis.load import RunFolder
 
 #: A filter on the games of a batch: a boolean mask of shape (len(batch),).
 Where = Callable[[Batch], np.ndarray]
@@ -35,30 +34,11 @@ def where_in(column: str, names: Sequence[str]) -> Where:
     return lambda batch: batch.is_in(column, names)
 
 
-def lead_column(run: RunFolder) -> str | None:
-    """The column that tells which seat led each deal: ``first_seat`` when the file has it
-    (the engine records it), else ``deal`` for match runs with ``first_seat = seat0`` (deal
-    k of a match is led by seat k mod n); None when seat 0 always leads or nothing says."""
-    if "first_seat" in run.columns:
-        return "first_seat"
-    rules = run.meta.get("rules", {})
-    if "deal" in run.columns and rules.get("first_seat", "seat0") == "seat0":
-        return "deal"
-    return None
-
-
-def leaders(batch: Batch, lead: str | None, players: int) -> np.ndarray | int:
-    """The seat that led each game of ``batch`` (int64 array), or 0 when ``lead`` is None."""
-    if lead is None:
-        return 0
-    return batch[lead].astype(np.int64) % players
-
-
 class WinCounts:
     """Wins per seat: ``seats`` has shape (players + 1,), the last entry counting games
-    with no winner. With a ``lead`` column (see :func:`lead_column`) ``positions`` counts
-    wins by seat relative to the deal's leader (position 0 led), same shape; otherwise it
-    is None."""
+    with no winner. With a ``lead`` column (:func:`simulate.folder.batch.lead_column`)
+    ``positions`` counts wins by seat relative to the deal's leader (position 0 led), same
+    shape; otherwise it is None."""
 
     def __init__(self, players: int, lead: str | None = None):
         self.players, self.lead = players, lead

@@ -416,7 +416,7 @@ class _State:
 
     def _pairs(self, base: Candidate, candidate: Candidate) -> bool:
         """Whether ``candidate`` deals the base's cards game for game (single deals only)."""
-        from analysis.statistics.paired import deal_obstacle
+        from ..folder.paired import deal_obstacle
 
         if candidate is base or self.plan.base.match_play:
             return False

@@ -80,3 +80,23 @@ def from_record_batch(record_batch: pa.RecordBatch, start: int) -> Batch:
         else:
             data[name] = column.to_numpy(zero_copy_only=False)
     return Batch(start=start, data=data, labels=labels)
+
+
+def lead_column(run) -> str | None:
+    """The column of ``run`` (anything with the ``meta`` and ``columns`` of a run folder)
+    that tells which seat led each deal: ``first_seat`` when the file has it
+    (the engine records it), else ``deal`` for match runs with ``first_seat = seat0`` (deal
+    k of a match is led by seat k mod n); None when seat 0 always leads or nothing says."""
+    if "first_seat" in run.columns:
+        return "first_seat"
+    rules = run.meta.get("rules", {})
+    if "deal" in run.columns and rules.get("first_seat", "seat0") == "seat0":
+        return "deal"
+    return None
+
+
+def leaders(batch: Batch, lead: str | None, players: int) -> np.ndarray | int:
+    """The seat that led each game of ``batch`` (int64 array), or 0 when ``lead`` is None."""
+    if lead is None:
+        return 0
+    return batch[lead].astype(np.int64) % players
