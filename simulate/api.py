@@ -420,6 +420,8 @@ def sweep(
     negligible_change: float = NEGLIGIBLE_CHANGE,
     scheduler: str | None = None,
     records: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Run a house-rule study, as ``cardsim sweep STUDY.toml --out OUT``, and return its
     comparison table: one row per variant and player count, with the figures, intervals,
@@ -438,11 +440,15 @@ def sweep(
     cells' games are played on a Dask cluster, as for :func:`simulate`. ``records="none"``
     (``--records none``; default: the study's ``records``, else ``"all"``): aggregate-only
     cells, the variants of a player count played together so that the comparison stays
-    paired (``docs/studies.md``)."""
+    paired (``docs/studies.md``). ``dpi`` and ``formats``: the comparison reports' charts,
+    as for :func:`analysis.reports.write_report`."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
     from .studies.file import load_study
     from .studies.sweep import plan_sweep, run_sweep
 
     verdict = _verdict_options(negligible_share, negligible_change)
+    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats), **verdict}
     if not hasattr(study, "cells"):
         study = load_study(study)
     plan = plan_sweep(study, out, games, threads, force, resume, records)
@@ -452,7 +458,7 @@ def sweep(
             progress=progress,
             compare=report,
             echo=_echo(progress),
-            charts=verdict,
+            charts=charts,
             cluster=cluster,
         )
     counts = sorted({cell.players for cell in plan.cells})

@@ -246,7 +246,7 @@ rules = { stack_growth = "double" }
 def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     study = tmp_path / "sevens.toml"
     study.write_text(STUDY)
-    table = simulate.sweep(study, out=tmp_path / "study", games=1500)
+    table = simulate.sweep(study, out=tmp_path / "study", games=1500, formats="svg")
     assert list(zip(table["players"], table["variant"], strict=True)) == [
         (3, "adding"),
         (3, "doubling"),
@@ -260,6 +260,8 @@ def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
         assert_frame_equal(rows[list(written.columns)], written)
         # a column of the other player count only (an end reason never seen here) is empty
         assert rows.drop(columns=written.columns).isna().all().all()
+        charts = {path.suffix for path in (folder / "charts").iterdir()}
+        assert charts == {".svg"}  # the formats asked for, as --formats
     matches = load_run(tmp_path / "study" / "doubling-4p").matches
     row = table[(table["players"] == 4) & (table["variant"] == "doubling")].iloc[0]
     assert row["matches"] == 1500
