@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .commands.runs import cluster_session as _cluster
 from .errors import CardsimError
 from .measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
 
@@ -67,13 +68,6 @@ def _refuses_empty_out(function):
         return function(*args, **kwargs)
 
     return wrapper
-
-
-def _cluster(scheduler: str | None, threads: int | None):
-    """:func:`simulate.commands.runs.cluster_session`."""
-    from .commands.runs import cluster_session
-
-    return cluster_session(scheduler, threads)
 
 
 def _echo(progress: bool) -> Callable[[str], None]:
@@ -133,7 +127,7 @@ def simulate(
     from .commands.runs import new_request
     from .engine import play_run
 
-    options = {
+    settings = {
         "players": players,
         "games": games,
         "seed": seed,
@@ -142,7 +136,6 @@ def simulate(
         "strategies": strategies,
         "rotate_seats": rotate_seats,
         "log": log,
-        "scheduler": scheduler,
         "backend": backend,
         "records": records,
     }
@@ -158,7 +151,8 @@ def simulate(
                 skip_space_check=skip_space_check,
                 dpi=dpi,
                 formats=formats,
-                **options,
+                scheduler=scheduler,
+                **settings,
             )
         )
     for name, given in (("resume", resume), ("report", report)):
@@ -167,19 +161,7 @@ def simulate(
                 f"{name}=True needs out=DIR: the {'run' if name == 'resume' else 'report'} "
                 "is in the run folder"
             )
-    request = new_request(
-        game,
-        players=players,
-        games=games,
-        seed=seed,
-        threads=threads,
-        rules=rules,
-        strategies=strategies,
-        rotate_seats=rotate_seats,
-        log=log,
-        backend=backend,
-        records=records,
-    )
+    request = new_request(game, **settings)
     if scheduler is not None and backend != "cpu":
         raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
     logged: list = []

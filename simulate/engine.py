@@ -304,7 +304,7 @@ def play_run(
     meta = request.meta()
     writer = None
     if out is not None:
-        if not skip_space_check and records == "all":
+        if not skip_space_check:
             check_space(Path(out), meta, request.games)
         writer = RunWriter(out, meta, force=force)
     chunks: list[Chunk] = []

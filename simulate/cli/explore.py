@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.runs import cluster_session
 from ..errors import CardsimError
 from .common import (
     ConfigOpt,
@@ -24,7 +25,7 @@ from .common import (
     seat_list,
     user_errors,
 )
-from .runs import SchedulerOpt, check_scheduler, cluster_session
+from .runs import SchedulerOpt, check_scheduler
 
 
 @app.command()

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.runs import cluster_session
 from ..errors import CardsimError
 from ..games.registry import game_names
 from .common import (
@@ -25,7 +26,7 @@ from .common import (
     rule_overrides,
     user_errors,
 )
-from .runs import SchedulerOpt, check_scheduler, cluster_session
+from .runs import SchedulerOpt, check_scheduler
 
 PlayGame = game_argument("play", "A game that plays a given deal")
 ReplayGame = Annotated[

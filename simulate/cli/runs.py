@@ -65,13 +65,6 @@ def check_scheduler(scheduler) -> None:
         parse_address(scheduler)
 
 
-def cluster_session(scheduler, threads: int | None):
-    """The cluster of ``--scheduler`` for a ``with`` block (:func:`simulate.commands.runs.cluster_session`)."""
-    from ..commands.runs import cluster_session as session
-
-    return session(scheduler, threads)
-
-
 @app.command()
 @user_errors
 def simulate(

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.runs import cluster_session
 from .common import (
     ConfigOpt,
     DpiOpt,
@@ -27,7 +28,7 @@ from .common import (
     seat_list,
     user_errors,
 )
-from .runs import SchedulerOpt, check_scheduler, cluster_session
+from .runs import SchedulerOpt, check_scheduler
 
 StrategiesGame = game_argument("tournament", "A game whose seats have strategies")
 TuneGame = game_argument("tune", "A game with weighted strategies")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..commands.runs import cluster_session
 from ..errors import CardsimError
 from .common import (
     DpiOpt,
@@ -20,7 +21,7 @@ from .common import (
     path_value,
     user_errors,
 )
-from .runs import SchedulerOpt, cluster_session
+from .runs import SchedulerOpt
 
 COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
 """What a comparison writes into its folder (besides its charts)."""

@@ -42,9 +42,8 @@ def plan_balance(
     ``skill_games`` (None: the run's games, or the skill games' own) are refused for a
     game without choices; skill games already in ``out/skill`` are refused unless
     ``force``, or completed (``resume``) when their settings are those asked."""
-    from ..folder.writer import holds_run, read_meta
+    from ..folder.writer import check_space, holds_run, read_meta
     from ..games.registry import resolve_game
-    from .runs import check_room
 
     out = Path(out)
     info = resolve_game(game)
@@ -80,7 +79,7 @@ def plan_balance(
             "overwrite them, or --resume to complete them"
         )
     if not resume and not skip_space_check:
-        check_room(request, out)
+        check_space(out, request.meta(), request.games)
     # Refused above when the folder held skill games without --force.
     return BalancePlan(run, RunPlan(request, folder, force=True))
 

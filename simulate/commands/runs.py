@@ -99,7 +99,9 @@ def plan_run(
             records=records,
         )
         if not skip_space_check:
-            check_room(request, out)
+            from ..folder.writer import check_space
+
+            check_space(out, request.meta(), request.games)
         return RunPlan(request, out, force=force)
     from ..folder.writer import read_meta
     from ..request import check_backend
@@ -161,15 +163,6 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
     else:
         writer = RunWriter(plan.out, plan.request.meta(), force=plan.force)
     play_folder(plan.request, writer, plan.out, cluster=cluster, progress=progress, echo=echo)
-
-
-def check_room(request, out: Path) -> None:
-    """Refuse a run whose records' estimated size exceeds the free space of the disk that
-    holds ``out`` (an aggregate-only run writes next to nothing)."""
-    from ..folder.writer import check_space
-
-    if request.records == "all":
-        check_space(Path(out), request.meta(), request.games)
 
 
 def run_request(game: str, out: Path, threads: int | None):
@@ -273,12 +266,11 @@ def play_folder(
 
     from ..engine import stream
 
-    unit = "match" if request.match_play else "game"
     where = count_text(request.threads, "thread") if cluster is None else cluster.text
     if request.backend != "cpu":
         where = f"backend {request.backend}"
     echo(
-        f"{request.game.title}: {count_text(request.games, unit)}, {request.players} "
+        f"{request.game.title}: {count_text(request.games, request.unit)}, {request.players} "
         f"players, seed {request.seed}, {where} -> {out}"
     )
     with writer:

@@ -581,7 +581,11 @@ def format_bytes(count: float) -> str:
 
 
 def check_space(folder: Path, meta: dict, games: int) -> None:
-    """Refuse a run whose records would not fit on the free space of ``folder``'s disk."""
+    """Refuse a run whose records would not fit on the free space of ``folder``'s disk;
+    an aggregate-only run (``meta["records"]`` ``"none"``) writes next to nothing, and
+    passes."""
+    if meta.get("records") == "none":
+        return
     existing = next(path for path in (folder, *folder.parents) if path.exists())
     free = shutil.disk_usage(existing).free
     need = estimated_bytes(meta, games)
