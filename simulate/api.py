@@ -317,10 +317,6 @@ def balance(
 
     from .commands.balance import check_skill_options, plan_balance, play_balance, skill_request
 
-    if out is None:
-        for name, given in (("resume", resume), ("report", report)):
-            if given:
-                raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
     settings = {
         "players": players,
         "games": BALANCE_GAMES if games is None and not resume else games,
@@ -352,6 +348,9 @@ def balance(
         from analysis.reports.balance import folder_balance
 
         return folder_balance(out)
+    for name, given in (("resume", resume), ("report", report)):
+        if given:
+            raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
     from .games.registry import resolve_game
     from .request import make_request
 

@@ -133,6 +133,9 @@ def test_balance_resumes_the_run_and_plays_the_skill_games_it_lacks(tmp_path):
     settings = dict(players=2, games=3000, seed=8)
     out = tmp_path / "balance"
     interrupted_run(out, "crazy-eights", 1000, **settings)
+    for flag in ("resume", "report"):
+        with pytest.raises(CardsimError, match=f"{flag}=True needs out=DIR"):
+            simulate.balance("crazy-eights", **{flag: True})
     table = simulate.balance("crazy-eights", out=out, resume=True)
     assert (out / "skill" / "run.json").is_file() and load_run(out).meta["status"] == "complete"
     assert_frame_equal(table, simulate.balance("crazy-eights", **settings))
