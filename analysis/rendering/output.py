@@ -96,11 +96,11 @@ def write_document(
     formats = chart_formats(formats)
     dpi = chart_dpi(dpi)
     png = {name: render(fig, "png", dpi) for name, fig in figures.items()}
-    if len(formats) > 1:
-        # the layout engine found each figure's layout while drawing its PNG; drawing the
-        # other formats without it keeps that layout, and saves most of their time
-        for fig in figures.values():
-            fig.set_layout_engine("none")
+    for fig in figures.values():
+        # the layout engine found the figure's layout while drawing its PNG (always drawn:
+        # the HTML embeds it); the other formats, drawn without it, keep that layout and
+        # save most of their time
+        fig.set_layout_engine("none")
     charts_dir = folder / "charts"
     html_path, md_path = folder / "report.html", folder / "report.md"
     try:
