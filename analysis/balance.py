@@ -51,8 +51,8 @@ import pandas as pd
 from scipy.stats import binom
 
 from analysis.errors import ReportError
-from analysis.meta import game_spec
 from simulate.folder.batch import Batch
+from simulate.folder.records import game_spec
 
 if TYPE_CHECKING:
     from analysis.load import Run

@@ -21,7 +21,6 @@ import pandas as pd
 import pyarrow as pa
 
 from analysis.errors import ReportError
-from analysis.meta import game_spec
 from simulate.folder.batch import BATCH_ROWS, Accumulator, from_record_batch
 from simulate.folder.batch import (
     Batch as Batch,
@@ -29,7 +28,7 @@ from simulate.folder.batch import (
 from simulate.folder.batch import batch_of as batch_of
 from simulate.folder.lock import is_locked
 from simulate.folder.manifest import progress_text, resume_hint
-from simulate.folder.records import RecordFiles, record_files
+from simulate.folder.records import RecordFiles, game_spec, record_files
 from simulate.games.spec import GameSpec
 
 

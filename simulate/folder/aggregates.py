@@ -42,7 +42,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import CardsimError
 from .distribution import Distribution
 
 AGGREGATES_KIND = "aggregates"
@@ -540,14 +539,9 @@ def _from_ipc(data: bytes) -> pa.Table:
 def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None) -> Aggregates:
     """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes: its
     ``games`` (deals in match play) and, in match play, its ``matches``."""
-    from ..games.registry import info_of
+    from .records import game_spec
 
-    info = info_of(meta["game"])
-    if info is None:
-        raise CardsimError(
-            f"run.json names the game {meta['game']!r}, which this installation does not know"
-        )
-    spec = info.spec
+    spec = game_spec(meta)
     names = [c.name for c in spec.columns]
     lengths = [spec.length.name, *(c for c in ("turns", "tricks", "cards") if c in names)]
     return Aggregates.of_table(games, tuple(dict.fromkeys(lengths)), matches)

@@ -37,19 +37,7 @@ import pyarrow.parquet as pq
 from .aggregates import parquet_file
 from .batch import Batch, lead_column, leaders
 from .distribution import Distribution
-from .errors import ReportError
-
-
-def _spec(meta: Mapping):
-    """The spec of the game a ``run.json`` names."""
-    from ..games.registry import info_of
-
-    info = info_of(meta["game"])
-    if info is None:
-        raise ReportError(
-            f"run.json names the game {meta['game']!r}, which this installation does not know"
-        )
-    return info.spec
+from .records import game_spec
 
 
 @dataclass(frozen=True)
@@ -164,7 +152,7 @@ def deal_obstacle(base: Mapping, variant: Mapping) -> str | None:
     players = (int(base["players"]), int(variant["players"]))
     if players[0] != players[1]:
         return f"the player counts differ ({players[0]} and {players[1]})"
-    specs = (_spec(base), _spec(variant))
+    specs = (game_spec(base), game_spec(variant))
     if specs[0] is not specs[1]:
         return "the runs are of different games"
     if (base.get("unit") == "match") != (variant.get("unit") == "match"):
@@ -551,7 +539,7 @@ def count_pairs(base, variant, base_meta: Mapping, variant_meta: Mapping) -> Pai
     is nothing to pair."""
     if deal_obstacle(base_meta, variant_meta) is not None:
         return None
-    spec, players = _spec(base_meta), int(base_meta["players"])
+    spec, players = game_spec(base_meta), int(base_meta["players"])
     columns = tuple(base.games.schema.names)
     length, skip_ends = spec.length.name, tuple(spec.unended)
     sums = deal_sums(players, columns)

@@ -10,15 +10,19 @@ are checked against their checksum as they are read, and damage ends in one
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import manifest as mf
 from .errors import ReportError
+
+if TYPE_CHECKING:
+    from ..games.spec import GameSpec
 
 LEGACY_FILES = {"games": "games.parquet", "matches": "matches.parquet"}
 
@@ -133,3 +137,16 @@ def damaged(
         f"{folder}: damaged records: {listed or 'a chunk changed while it was read'}; "
         f"repair with: cardsim verify {folder} --repair"
     )
+
+
+def game_spec(meta: Mapping) -> GameSpec:
+    """The spec of the game a ``run.json`` names (see :mod:`simulate.games.spec`); a game
+    this installation does not know is a :class:`ReportError`."""
+    from ..games.registry import info_of
+
+    info = info_of(meta["game"])
+    if info is None:
+        raise ReportError(
+            f"run.json names the game {meta['game']!r}, which this installation does not know"
+        )
+    return info.spec
