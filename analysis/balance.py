@@ -57,11 +57,11 @@ from simulate.folder.records import game_spec
 if TYPE_CHECKING:
     from analysis.load import Run
 from analysis.statistics.stats import wilson_interval
+from simulate.core.measures import MEASURES
+from simulate.core.skill import DEFAULT_SKILL, SKILL_FOLDER
+from simulate.core.skill import OPPONENT as SKILL_OPPONENT
 from simulate.folder.distribution import Distribution
 from simulate.games.spec import GameSpec
-from simulate.measures import MEASURES
-from simulate.skill import DEFAULT_SKILL, SKILL_FOLDER
-from simulate.skill import OPPONENT as SKILL_OPPONENT
 
 DEFINITIONS: dict[str, str] = {
     "first_seat_advantage": (

@@ -47,7 +47,7 @@ if [ -n "$missing" ]; then
   echo "installing: $missing"
   eval "$PY -m pip install --quiet $missing"
 fi
-"$PY" -c "from simulate.gpu import load_cuda; c = load_cuda(); assert c.is_available(), 'no GPU'; c.detect()"
+"$PY" -c "from simulate.core.gpu import load_cuda; c = load_cuda(); assert c.is_available(), 'no GPU'; c.detect()"
 
 echo "== equality tests (GPU records == CPU records; --records none reduced on the GPU == on the CPU)"
 "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda.py -rs \

@@ -13,7 +13,7 @@
 
 Every argument after the first is keyword-only, named as the command's option
 (``--rule`` is ``rules={...}``, ``--seats`` is ``strategies=[...]``), and every mistake
-raises :class:`simulate.errors.CardsimError` (analysis errors:
+raises :class:`simulate.core.errors.CardsimError` (analysis errors:
 :class:`analysis.errors.ReportError`) with the one line the command would print.
 ``docs/python.md`` describes every function and table.
 
@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .commands.runs import cluster_session as _cluster
-from .errors import CardsimError
-from .measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
+from .core.errors import CardsimError
+from .core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
 
 if TYPE_CHECKING:
     import pandas as pd

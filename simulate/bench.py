@@ -220,8 +220,8 @@ def gpu_rates(games: int, repeats: int, cores: int) -> None:
     Beggar-My-Neighbour deals, then each shedding preset with ``random`` in every seat (a
     quarter as many games, as the CPU's bench); one line and nothing else without a usable
     GPU."""
-    from .errors import CardsimError
-    from .gpu import simulated
+    from .core.errors import CardsimError
+    from .core.gpu import simulated
     from .request import check_backend
 
     try:

@@ -30,7 +30,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import arrow
+from .core import arrow
 from .folder.writer import RunWriter, check_space
 from .games.spec import Chunk
 from .logs.tables import interleave_events
@@ -489,7 +489,7 @@ class ProgressBar:
 
     Between chunks it counts finished games; while a chunk is played, a thread reads
     (five times a second) the share of the chunk's games that the kernel's workers have
-    taken up (:func:`simulate.compiled.work_sharing.share_taken`), so the bar moves during
+    taken up (:func:`simulate.core.compiled.work_sharing.share_taken`), so the bar moves during
     the first chunk too. How the run is chunked or written does not change."""
 
     POLL_S = 0.2
@@ -529,7 +529,7 @@ class ProgressBar:
             self.bar.update(self.task, completed=self.done)
 
     def _poll(self) -> None:
-        from .compiled.work_sharing import share_taken
+        from .core.compiled.work_sharing import share_taken
 
         while not self.stopped.wait(self.POLL_S):
             count, seating, seatings = self.in_flight

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from . import arrow
+from .core import arrow
+from .core.gpu import launch_grid, load_cuda
 from .engine import rotation_tagged
-from .gpu import launch_grid, load_cuda
 
 cuda = load_cuda()
 

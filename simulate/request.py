@@ -3,7 +3,7 @@
 :func:`make_request` checks a game, its players, the seats' strategies, the rules, the
 seed, the number of games and threads, and returns a :class:`Request` that the engine
 plays as is. The command line, studies, tournaments and Python callers all come through
-here; mistakes raise :class:`~simulate.errors.CardsimError` with one line naming the bad
+here; mistakes raise :class:`~simulate.core.errors.CardsimError` with one line naming the bad
 value and what is allowed (words, not command-line flags: the CLI adds those).
 """
 
@@ -14,11 +14,11 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CardsimError
+from .core.errors import CardsimError
+from .core.gpu import BACKENDS, check_gpu
+from .core.rng import MAX_SEED
 from .games.registry import GameInfo, check_players, resolve_game
 from .games.registry import specs as game_specs
-from .gpu import BACKENDS, check_gpu
-from .rng import MAX_SEED
 
 DEFAULT_GAMES = 1_000_000
 MAX_LOG_ALL = 100_000
@@ -65,7 +65,7 @@ class Request:
     log: int = 0
     """The first ``log`` games (matches) are logged event by event (``events.parquet``)."""
     backend: str = "cpu"
-    """Where the games are played (:data:`simulate.gpu.BACKENDS`); never changes a record
+    """Where the games are played (:data:`simulate.core.gpu.BACKENDS`); never changes a record
     (logged games are played on the CPU whatever it is)."""
     records: str = "all"
     """What the run keeps (:data:`RECORDS`): ``all``, every game's row; ``none``, its

@@ -23,7 +23,7 @@ import types as pytypes
 
 from numba import types
 
-from simulate.gpu import load_cuda
+from simulate.core.gpu import load_cuda
 
 CC = (9, 0)
 

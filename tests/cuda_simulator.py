@@ -83,7 +83,7 @@ for name, common in runs.items():
         """
 from simulate.api import simulate
 from simulate.bench import longest_suit
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding import cuda_batch
 from simulate.games.shedding.rules import preset
 try:

@@ -139,7 +139,7 @@ def compiled() -> dict:
     from numba import types
 
     from simulate import gpu_aggregates as g
-    from simulate.gpu import load_cuda
+    from simulate.core.gpu import load_cuda
 
     cuda = load_cuda()
     why = _toolkit(cuda)

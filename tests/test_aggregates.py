@@ -18,8 +18,8 @@ from analysis.load import load_run, open_run, scan
 from analysis.reports import write_report
 from analysis.reports.matches import aggregated_matches
 from analysis.statistics.tally import Values
+from simulate.core.errors import CardsimError
 from simulate.engine import play_run
-from simulate.errors import CardsimError
 from simulate.folder.aggregates import LONGEST_KEPT, Aggregates, MatchAggregates, aggregate_games
 from simulate.folder.distribution import Distribution
 from simulate.request import make_request

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from run_helpers import assert_intact
 
-from simulate import arrow
+from simulate.core import arrow
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.float64])

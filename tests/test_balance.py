@@ -37,7 +37,7 @@ from analysis.rendering.document import to_markdown
 from analysis.reports import build_report
 from simulate.cli import app
 from simulate.commands.verify import verify_run
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.registry import resolve_game
 from simulate.studies.file import load_study
 from simulate.studies.sweep import plan_sweep

@@ -3,7 +3,7 @@
 import pytest
 from beggar_helpers import kernel_play
 
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.beggar import reference
 from simulate.games.beggar.deal import deal_hands, format_deal, parse_deal
 from simulate.games.beggar.rules import BeggarRules

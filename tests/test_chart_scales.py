@@ -15,7 +15,7 @@ from analysis.comparisons import charts
 from analysis.exploration import explore_chart
 from analysis.rendering import plots
 from analysis.statistics.stats import win_share_table
-from simulate.measures import NEGLIGIBLE_SHARE
+from simulate.core.measures import NEGLIGIBLE_SHARE
 
 #: The least span of a share axis: the fair share ± twice the threshold, as a fraction.
 SPAN = 2 * 2 * NEGLIGIBLE_SHARE / 100

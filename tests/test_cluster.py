@@ -33,7 +33,7 @@ from analysis.load import load_run
 from simulate.cli import app
 from simulate.cluster import parse_address
 from simulate.cluster.task import TaskRequest, VersionMismatch, describe, play_task
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.request import make_request
 
 pytestmark = pytest.mark.xdist_group("cluster")  # one LocalCluster, fixed ports, real schedulers

@@ -32,7 +32,7 @@ from analysis.load import load_run
 from simulate import api
 from simulate.api import read_comparison
 from simulate.cli import app
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 
 runner = CliRunner()
 

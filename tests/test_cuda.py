@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 
 pytestmark = pytest.mark.xdist_group("cuda")  # the CUDA simulator's interpreters, one at a time
 
@@ -63,7 +63,7 @@ def real_gpu() -> bool:
     if not HAS_NUMBA_CUDA:
         return False
     done = _python(
-        ["-c", "from simulate.gpu import load_cuda; print(load_cuda().is_available())"],
+        ["-c", "from simulate.core.gpu import load_cuda; print(load_cuda().is_available())"],
         simulator=False,
     )
     return done.stdout.strip() == "True"
@@ -240,7 +240,7 @@ def test_unknown_backend_and_cluster_are_refused():
 
 def test_importing_simulate_never_imports_numba_cuda():
     code = (
-        "import sys, simulate, simulate.api, simulate.request, simulate.gpu\n"
+        "import sys, simulate, simulate.api, simulate.request, simulate.core.gpu\n"
         "from simulate.request import make_request\n"
         "make_request('bmn', games=10)\n"
         "print('numba.cuda' in sys.modules)"

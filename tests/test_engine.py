@@ -20,11 +20,11 @@ from run_helpers import RUN_FOLDER, assert_intact, assert_same_bytes, chunk_file
 import simulate
 from analysis.load import load_run
 from simulate import engine
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
+from simulate.core.rng import MAX_SEED
 from simulate.folder.manifest import read_manifest
 from simulate.folder.writer import RunWriter
 from simulate.request import make_request, request_from_meta
-from simulate.rng import MAX_SEED
 
 GAME = "beggar-my-neighbour"
 END_VALUES = {"out", "cycle", "time_limit"}

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import simulate
 from simulate import engine, exploration
 from simulate.cli import app
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.exploration.file import read_explore_file
 from simulate.exploration.files import read_explore
 from simulate.exploration.measure import Candidate
@@ -646,9 +646,9 @@ def test_counted_measures_equal_the_measures_of_the_records(game, players, rules
     (issue 32: a race's memory grew with its budget): its measures equal
     balance_measures of the same games' records, played as one run."""
     from analysis.balance import balance_measures
+    from simulate.core.skill import skill_seats
     from simulate.exploration.measure import Budget, Sample, measure, play
     from simulate.request import make_request
-    from simulate.skill import skill_seats
 
     common = {"players": players, "seed": 5, "rules": rules, "threads": 1}
     request = make_request(game, games=1, **common)

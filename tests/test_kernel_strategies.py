@@ -5,11 +5,11 @@ import random
 import numpy as np
 import pytest
 
+from simulate.core.rng import Stream
 from simulate.games.shedding import kernel_strategies as ks
 from simulate.games.shedding import strategies
 from simulate.games.shedding.reference import Game, identity, suit_of
 from simulate.games.shedding.rules import preset
-from simulate.rng import Stream
 
 SPECS = ["greedy", "hold-wilds", "attack", "weighted:points=-1,suit_left=3,rank_left=-2,draw=4"]
 

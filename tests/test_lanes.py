@@ -1,10 +1,10 @@
-"""The vector tension marks (simulate.compiled.lanes) against numpy and their scalar twins."""
+"""The vector tension marks (simulate.core.compiled.lanes) against numpy and their scalar twins."""
 
 import numpy as np
 import pytest
 from numba import njit
 
-from simulate.compiled.lanes import LANE_COUNTS, PAD, fewest_mark, most_mark, scalar_mark
+from simulate.core.compiled.lanes import LANE_COUNTS, PAD, fewest_mark, most_mark, scalar_mark
 
 HELD_AT, BEHIND_AT = 3, 37  # odd offsets into one array, as the kernels' scratch has them
 

@@ -16,11 +16,7 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.cli import app
-from simulate.games.beggar import batch, reference
-from simulate.games.beggar.deal import DECK_SIZE, deal_hands
-from simulate.games.beggar.records import events_table
-from simulate.games.beggar.rules import END_NAMES, BeggarRules
-from simulate.logs.events import (
+from simulate.core.logs.events import (
     E_COUNT,
     E_END,
     E_EVENT,
@@ -33,6 +29,10 @@ from simulate.logs.events import (
     EV_TAKE,
     W,
 )
+from simulate.games.beggar import batch, reference
+from simulate.games.beggar.deal import DECK_SIZE, deal_hands
+from simulate.games.beggar.records import events_table
+from simulate.games.beggar.rules import END_NAMES, BeggarRules
 
 RECORD_KEYS = ("cards", "tricks", "winner", "end", "cycle_cards", "cycle_tricks", "held")
 RECORD_KEYS += ("lead_changes", "winner_behind")

@@ -21,7 +21,7 @@ from analysis.errors import ReportError
 from analysis.load import Run, load_run
 from analysis.statistics.stats import wilson_interval
 from simulate.commands.shedding_tune import POPULATION, ROUNDS
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 
 MATCHES = {"match_deals": 3}
 """Pis Yedili plays four-deal matches by default; three keep the runs small."""

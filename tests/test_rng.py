@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from simulate.compiled import rng_jit
-from simulate.rng import Stream, philox4x32, seed_key
+from simulate.core.compiled import rng_jit
+from simulate.core.rng import Stream, philox4x32, seed_key
 
 # Random123's known-answer vectors for philox4x32-10: (counter, key) -> output.
 KNOWN_ANSWERS = [

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from simulate.compiled import rng_jit
-from simulate.rng import Stream, batch_bounds, seed_key
+from simulate.core.compiled import rng_jit
+from simulate.core.rng import Stream, batch_bounds, seed_key
 
 
 def test_batch_table_is_the_greedy_batches():

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.cli import app
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
 

@@ -15,11 +15,7 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.cli import app
-from simulate.games.shedding import batch, reference
-from simulate.games.shedding.records import events_table
-from simulate.games.shedding.rules import preset
-from simulate.games.shedding.trace import event_rows, recount
-from simulate.logs.events import (
+from simulate.core.logs.events import (
     E_CARD,
     E_CAUSE,
     E_COUNT,
@@ -31,6 +27,10 @@ from simulate.logs.events import (
     EVENT_NAMES,
     W,
 )
+from simulate.games.shedding import batch, reference
+from simulate.games.shedding.records import events_table
+from simulate.games.shedding.rules import preset
+from simulate.games.shedding.trace import event_rows, recount
 
 GAMES = 12
 """Logged games per configuration of the grid (the reference plays each one again)."""

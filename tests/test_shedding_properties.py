@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from shedding_helpers import EVERY_STRATEGY, kernel_records
 
-from simulate.cards import RANKS
-from simulate.errors import CardsimError
+from simulate.core.cards import RANKS
+from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
 from simulate.games.shedding.rules import CHOICES, PRESETS, SWITCHES, preset

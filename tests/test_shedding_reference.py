@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from simulate.core.rng import Stream
 from simulate.games.shedding.reference import (
     END_REASONS,
     Game,
@@ -15,7 +16,6 @@ from simulate.games.shedding.reference import (
     play_from,
 )
 from simulate.games.shedding.rules import CHOICES, SWITCHES, preset
-from simulate.rng import Stream
 
 C, D, H, S = range(4)
 PRESETS = ("pis-yedili", "crazy-eights", "crazy-eights-plain", "openspiel")

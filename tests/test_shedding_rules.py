@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simulate.cli import app
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding.rules import PRESETS, RankEffects, describe, preset
 from simulate.studies.file import read_rule_file
 

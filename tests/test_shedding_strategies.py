@@ -3,11 +3,11 @@ scripted hands in the reference (greedy, hold-wilds, attack, weighted)."""
 
 import pytest
 
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
+from simulate.core.rng import Stream
 from simulate.games.shedding import strategies
 from simulate.games.shedding.reference import DRAW, Game, cards, name
 from simulate.games.shedding.rules import preset
-from simulate.rng import Stream
 
 C, D, H, S = range(4)
 

@@ -19,7 +19,7 @@ import simulate
 from analysis.load import load_run
 from simulate import engine
 from simulate.cli import app
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
 from simulate.studies.file import load_study, read_rule_file, split_seats

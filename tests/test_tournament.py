@@ -15,7 +15,7 @@ from analysis.comparisons.tournament import (
     write_tournament_report,
 )
 from analysis.load import load_run
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.studies.tournament import pairings, run_tournament
 
 

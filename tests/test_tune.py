@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from simulate.cli import app
 from simulate.commands.shedding_tune import POPULATION, ROUNDS, tune
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding.strategies import FEATURE_NAMES, parse
 
 SMALL = ROUNDS * POPULATION * 2 * 12  # 12 deals per candidate, 2 seatings

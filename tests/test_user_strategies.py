@@ -10,7 +10,7 @@ import pytest
 from shedding_helpers import kernel_records
 
 import simulate
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.batch import play_random
 from simulate.games.shedding.rules import preset

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numba import njit, prange
 
-from simulate.compiled.work_sharing import fetch_add
+from simulate.core.compiled.work_sharing import fetch_add
 from simulate.games.shedding import batch
 from simulate.games.shedding.rules import preset
 
@@ -60,7 +60,7 @@ def test_a_kernel_in_flight_shows_how_far_it_got():
     import threading
     import time
 
-    from simulate.compiled.work_sharing import share_taken
+    from simulate.core.compiled.work_sharing import share_taken
     from simulate.games.shedding import batch
     from simulate.games.shedding.rules import preset
 

@@ -33,7 +33,7 @@ from analysis.comparisons.variants import ALPHA
 from analysis.errors import ReportError
 from analysis.rendering.document import Block, Heading, Paragraph
 from analysis.rendering.words import fmt_signed, plural, singular
-from simulate.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
+from simulate.core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
 
 #: The three verdicts of a measure (``<measure>_verdict`` in the comparison table).
 CHANGED, UNCLEAR, NEGLIGIBLE = "changed", "unclear", "negligible"

@@ -19,8 +19,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
 from analysis.rendering.words import fmt_num
+from simulate.core.measures import NEGLIGIBLE_SHARE
 from simulate.folder.distribution import Distribution
-from simulate.measures import NEGLIGIBLE_SHARE
 
 #: Share of games the histograms show; the longest 0.1% would squash the rest.
 _HIST_QUANTILE = 99.9

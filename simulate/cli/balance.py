@@ -14,9 +14,9 @@ from typing import Annotated
 
 import typer
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
+from ..core.skill import DEFAULT_SKILL
 from ..games.registry import resolve_game
-from ..skill import DEFAULT_SKILL
 from .common import (
     ConfigOpt,
     GameArg,

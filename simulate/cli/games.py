@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..commands.runs import cluster_session
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..games.registry import game_names
 from .common import (
     ConfigOpt,

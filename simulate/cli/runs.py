@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..games.registry import resolve_game
 from .common import (
     ConfigOpt,

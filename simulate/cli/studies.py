@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..commands.runs import cluster_session
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from .common import (
     DpiOpt,
     FormatsOpt,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..request import max_threads
 
 SCHEMES = ("tcp", "tls", "ws", "wss")
@@ -35,7 +35,7 @@ class SchedulerAddress:
 
 def parse_address(text) -> SchedulerAddress:
     """``text`` as a :class:`SchedulerAddress`; anything else is one line naming it and the
-    forms allowed (:class:`~simulate.errors.CardsimError`)."""
+    forms allowed (:class:`~simulate.core.errors.CardsimError`)."""
     if isinstance(text, SchedulerAddress):
         return text
     cores = max_threads()

@@ -31,8 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import arrow
-from ..errors import CardsimError
+from ..core import arrow
+from ..core.errors import CardsimError
 from ..games.spec import Chunk
 from ..request import Request, max_threads
 from .address import SchedulerAddress, parse_address

@@ -24,7 +24,7 @@ import json
 import threading
 from dataclasses import dataclass
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..games.spec import Chunk
 from ..request import Request, make_request, max_threads
 

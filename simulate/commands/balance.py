@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CardsimError
-from ..skill import DEFAULT_SKILL, OPPONENT, SKILL_FOLDER, skill_seats
+from ..core.errors import CardsimError
+from ..core.skill import DEFAULT_SKILL, OPPONENT, SKILL_FOLDER, skill_seats
 from .runs import Echo, RunPlan, plan_run, play_plan, run_request, silent
 
 
@@ -38,7 +38,7 @@ def plan_balance(
 ) -> BalancePlan:
     """The plans of the run in ``out`` (``settings``: :func:`~.runs.plan_run`'s) and of its
     skill games in ``out/skill``, everything checked and nothing written. ``skill`` (None:
-    :data:`~simulate.skill.DEFAULT_SKILL`, or the skill games' own when resumed) and
+    :data:`~simulate.core.skill.DEFAULT_SKILL`, or the skill games' own when resumed) and
     ``skill_games`` (None: the run's games, or the skill games' own) are refused for a
     game without choices; skill games already in ``out/skill`` are refused unless
     ``force``, or completed (``resume``) when their settings are those asked."""
@@ -97,7 +97,7 @@ def check_skill_options(info, skill: str | None, skill_games: int | None) -> Non
 
 def skill_request(main, skill: str | None, skill_games: int | None, threads: int | None):
     """The skill games' request: ``main``'s game, players, rules and seed, the skilled
-    strategy (None: :data:`~simulate.skill.DEFAULT_SKILL`) in seat 0 and random in the
+    strategy (None: :data:`~simulate.core.skill.DEFAULT_SKILL`) in seat 0 and random in the
     others, every deal once per seat."""
     from ..request import make_request
 

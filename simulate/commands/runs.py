@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 
 Echo = Callable[[str], None]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import CardsimError
 from ..engine import play_run
-from ..errors import CardsimError
 from ..games.shedding.strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
 from ..request import make_request
 

@@ -25,7 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
+from ..core.skill import SKILL_FOLDER
 from ..folder import manifest as mf
 from ..folder.writer import (
     FORMAT,
@@ -36,7 +37,6 @@ from ..folder.writer import (
     progress_text,
     read_meta,
 )
-from ..skill import SKILL_FOLDER
 
 DEFAULT_REPLAY = 300
 """Games replayed by default: enough to catch a systematic fault, a second or two."""

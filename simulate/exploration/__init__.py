@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 
 FILES = ("explore.csv", "best.toml", "explore.json")
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..studies.file import located_error, read_toml
 from ..studies.tomlines import KeyLines
 

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from ..request import Request
 from .plan import known_deals
 from .space import FAILED, UNCLEAR, Aim, RuleSet

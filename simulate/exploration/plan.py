@@ -1,6 +1,6 @@
 """An exploration planned and checked before any game is played: the base rules, the
 space, the aims, the method and whether the budget covers the first racing round and the
-confirmation. Every mistake is one :class:`~simulate.errors.CardsimError` line.
+confirmation. Every mistake is one :class:`~simulate.core.errors.CardsimError` line.
 
 The budget (deals) is shared out so:
 
@@ -20,11 +20,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
+from ..core.rng import MAX_SEED
+from ..core.skill import DEFAULT_SKILL, skill_seats
 from ..games.registry import GameInfo, check_players, resolve_game
 from ..request import Request, make_request
-from ..rng import MAX_SEED
-from ..skill import DEFAULT_SKILL, skill_seats
 from .space import (
     Aim,
     Knob,
@@ -288,7 +288,7 @@ def plan_explore(
 def _check_values(aims, requires, players: int) -> None:
     """Refuse an aim's target or a requirement's bound that its measure cannot take
     (``decisive=2``, ``turns>=-1``)."""
-    from ..measures import measure_range
+    from ..core.measures import measure_range
 
     given = [("--aim", a.text, a.measure, a.target) for a in aims if a.goal == "target"]
     given += [("--require", r.text, r.measure, r.bound) for r in requires]

@@ -8,7 +8,7 @@ measure gives an interval of its loss. After each round a candidate leaves the r
   bound: :class:`~simulate.exploration.space.Requirement`), or
 - another candidate still in the race, known to meet every requirement, is at least as good
   on every aim with confidence and clearly better on one (:func:`beats`). The differences
-  are judged at the comparisons' negligible thresholds (:func:`simulate.measures.negligible`):
+  are judged at the comparisons' negligible thresholds (:func:`simulate.core.measures.negligible`):
   on an aim where the two cannot be told apart within the threshold, neither is dropped
   for it, however much better one is on another aim. A noisy aim (an advantage known to
   ±3 points after 1,000 games) so keeps every rule set it cannot yet rank.
@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..measures import negligible
+from ..core.measures import negligible
 from .measure import Candidate
 from .plan import BEST_ONE_AIM, BEST_SEVERAL_AIMS
 from .space import FAILED, MET, Aim

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import CardsimError
-from ..measures import MEASURES, SHARES
+from ..core.errors import CardsimError
+from ..core.measures import MEASURES, SHARES
 
 AIMED_AT_ZERO = ("first_seat_advantage", "seat_spread")
 """Measures that a bare ``--aim MEASURE`` aims at 0 (an advantage, a spread)."""

@@ -2,7 +2,7 @@
 
 On every measure the pick is ``better``, ``worse`` or ``no clear difference`` than the base:
 better or worse when the two 95% intervals lie apart and the difference is at least the
-negligible threshold (:func:`simulate.measures.negligible`, read against the base's value).
+negligible threshold (:func:`simulate.core.measures.negligible`, read against the base's value).
 On an aimed measure better means a smaller loss (closer to the target, higher for max,
 lower for min); on a required one, better standing (met, unclear, failed) comes first, then
 the value as for no aim; on any other measure the words are ``higher`` and ``lower``.
@@ -32,7 +32,7 @@ def against_base(
     """Every measure of ``pick``'s held-out estimates against ``base``'s, in the table's
     order: ``better``, ``worse`` or ``no clear difference`` on aimed and required measures,
     ``higher``, ``lower`` or ``no clear difference`` on the others."""
-    from ..measures import negligible
+    from ..core.measures import negligible
 
     aimed = {aim.measure: aim for aim in aims}
     out = {}

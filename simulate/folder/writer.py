@@ -35,7 +35,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from . import manifest as mf
 from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
 from .manifest import progress_text, resume_hint

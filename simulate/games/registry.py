@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
 from .spec import GameSpec, Preset, load
 
 BUILTIN = (

@@ -12,7 +12,7 @@ The rules object a spec builds is the game's own (a frozen dataclass, say), with
 
 - ``with_overrides(overrides: dict) -> rules``: knobs changed by name (``{"time_limit":
   500}``; values may be strings, as ``--rule K=V`` gives them), raising
-  :class:`simulate.errors.CardsimError` naming a bad knob or value;
+  :class:`simulate.core.errors.CardsimError` naming a bad knob or value;
 - ``to_dict() -> dict``: JSON-ready, as ``run.json`` stores it;
 - ``check_players(players: int) -> None``: raises when these rules cannot seat ``players``;
 - ``describe(players: int | None) -> str``: the rules in force, in words;
@@ -68,7 +68,7 @@ class Chunk:
     matches: pa.Table | None = None
     """Match play: one row per match."""
     events: pa.Table | None = None
-    """The logged games' events (``events.parquet``; :mod:`simulate.logs.events`), None
+    """The logged games' events (``events.parquet``; :mod:`simulate.core.logs.events`), None
     when none of the chunk's games is logged."""
     aggregates: Any = None
     """An aggregate-only run (``--records none``): the chunk's statistics
@@ -157,7 +157,7 @@ class GameSpec:
     bytes_per_record: Callable[[int], float] = lambda players: 8.0 + 4.0 * players
     """A generous size of one record on disk at ``players`` seats (the space check)."""
     backends: tuple[str, ...] = ("cpu",)
-    """Where its engine can play (:data:`simulate.gpu.BACKENDS`): ``cpu``, and ``cuda``
+    """Where its engine can play (:data:`simulate.core.gpu.BACKENDS`): ``cpu``, and ``cuda``
     when it has a GPU kernel; its :meth:`GameEngine.play` reads ``request.backend``."""
 
     def rules(self, preset: str, overrides: Mapping | None = None) -> Any:

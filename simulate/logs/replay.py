@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import CardsimError
-from .header import header_line
+from ..core.errors import CardsimError
+from ..core.logs.header import header_line
 
 FORMATS = ("text", "json", "csv")
 

@@ -34,9 +34,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CardsimError
-from ..rng import MAX_SEED
-from ..skill import skill_seats
+from ..core.errors import CardsimError
+from ..core.rng import MAX_SEED
+from ..core.skill import skill_seats
 from .tomlines import KeyLines
 
 STUDY_KEYS = (

@@ -25,12 +25,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import CardsimError
+from ..core.errors import CardsimError
+from ..core.skill import SKILL_FOLDER
 from ..folder.lock import FolderInUse, is_locked, lock_folder
 from ..folder.paths import check_writable
 from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
 from ..request import request_from_meta
-from ..skill import SKILL_FOLDER
 from .file import Cell, Study
 
 STUDY_COPY = "study.toml"

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..core.errors import CardsimError
 from ..engine import stream
-from ..errors import CardsimError
 from ..folder.lock import lock_folder
 from ..folder.writer import RunWriter, holds_run, write_atomic
 from ..games.registry import resolve_game

@@ -29,7 +29,7 @@ class StaleGrid(Exception):
 
 
 def module_path(module: str) -> Path:
-    """The source file of the project module ``module`` (dotted, e.g. ``simulate.rng``)."""
+    """The source file of the project module ``module`` (dotted, e.g. ``simulate.core.rng``)."""
     base = ROOT.joinpath(*module.split("."))
     package = base / "__init__.py"
     return package if package.is_file() else base.with_suffix(".py")

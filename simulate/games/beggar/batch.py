@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...compiled.work_sharing import sharing
-from ...logs import compiled as log_buffers
-from ...logs.events import INITIAL_ROWS
-from ...rng import seed_key
+from ...core.compiled.work_sharing import sharing
+from ...core.logs import compiled as log_buffers
+from ...core.logs.events import INITIAL_ROWS
+from ...core.rng import seed_key
 from .deal import DECK_SIZE
 from .kernel import (
     BLOCK,

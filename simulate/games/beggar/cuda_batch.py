@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...gpu import launch_grid
-from ...rng import seed_key
+from ...core.gpu import launch_grid
+from ...core.rng import seed_key
 from . import records
 from .batch import packed_hands
 from .cuda_kernel import cuda, play_given_deals, play_random_deals

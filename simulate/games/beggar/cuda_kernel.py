@@ -3,11 +3,11 @@
 numba-cuda compiles a ``@numba.njit`` function called from a CUDA kernel as a device
 function, from the same Python source and with numba's same typing. So these kernels do not
 re-implement the game: a thread deals a game with :func:`.kernel.deal_random` (from the
-game's Philox stream, :mod:`simulate.compiled.rng_jit`) or loads a given deal with
+game's Philox stream, :mod:`simulate.core.compiled.rng_jit`) or loads a given deal with
 :func:`.kernel.set_hands`, and plays it with :func:`.kernel.play_game`, exactly the functions
 the CPU's kernels call (hands as bitmasks, the two-seat fast path, Brent's cycle detection,
 the time limit, the tension marks, whose vector code compiles as its scalar twin on the
-device: :mod:`simulate.compiled.lanes`). Only the launching differs: persistent threads,
+device: :mod:`simulate.core.compiled.lanes`). Only the launching differs: persistent threads,
 each taking the next deal from a global atomic counter when its own ends (a warp is not
 held up by its longest deal for the whole launch), and where a record goes. Game ``g`` of a
 run thus has the same record on the GPU as on the CPU, and the two cannot drift apart: a
@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...gpu import load_cuda
+from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...core.gpu import load_cuda
 from .deal import DECK_SIZE
 from .kernel import ROW_DEAL, SCRATCH_ROWS, STATE_SIZE, deal_and_play, play_game, set_hands
 from .rules import MAX_PLAYERS, RULE_VECTOR_SIZE

@@ -10,9 +10,9 @@ Pure Python, no numba: the report uses it to print the deals of a finished run.
 
 from __future__ import annotations
 
-from ...cards import ACE, DECK_SIZE, JACK, KING, QUEEN, rank_of
-from ...errors import CardsimError
-from ...rng import Stream
+from ...core.cards import ACE, DECK_SIZE, JACK, KING, QUEEN, rank_of
+from ...core.errors import CardsimError
+from ...core.rng import Stream
 from .rules import COURTS, MAX_PLAYERS, MIN_PLAYERS
 
 PLAIN = 0

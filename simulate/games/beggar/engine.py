@@ -94,7 +94,7 @@ class BeggarEngine:
         self, request, *, game: int = 0, match: int | None = None, deal: int = 0, hands=False
     ) -> str:
         """Game ``game`` of ``request`` trick by trick (Beggar-My-Neighbour has no matches)."""
-        from ...logs.header import header_line
+        from ...core.logs.header import header_line
 
         events = self.log_one(request, game)
         return self.replay_text(request, events, header=header_line(request, game), hands=hands)

@@ -32,14 +32,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...compiled.bits import popcount, trailing_zeros
-from ...compiled.lanes import most_mark
-from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...compiled.rng_jit import batch_end, batch_word, stream_init
-from ...compiled.work_sharing import fetch_add
-from ...logs import compiled as logs
-from ...logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
-from ...rng import MASK32
+from ...core.compiled.bits import popcount, trailing_zeros
+from ...core.compiled.lanes import most_mark
+from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...core.compiled.rng_jit import batch_end, batch_word, stream_init
+from ...core.compiled.work_sharing import fetch_add
+from ...core.logs import compiled as logs
+from ...core.logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
+from ...core.rng import MASK32
 from .deal import DECK_SIZE, kind_of_card
 from .rules import END_NAMES, MAX_PLAYERS, R_PENALTY, R_TIME_LIMIT
 
@@ -82,7 +82,7 @@ class Run(NamedTuple):
     """Which deals of a run :func:`play_random_deals` plays: games ``first ..``."""
 
     key0: int
-    """The run seed's low 32-bit word (:func:`simulate.rng.seed_key`)."""
+    """The run seed's low 32-bit word (:func:`simulate.core.rng.seed_key`)."""
     key1: int
     """The run seed's high 32-bit word."""
     first: int
@@ -138,7 +138,7 @@ def copy_state(target, source):
 def deal_random(stream, deck, state, n):
     """Shuffle the deck with the game's stream and deal it into ``state``.
 
-    The same permutation as :meth:`simulate.rng.Stream.shuffle` (Fisher-Yates from the
+    The same permutation as :meth:`simulate.core.rng.Stream.shuffle` (Fisher-Yates from the
     end) followed by dealing card ``i`` to seat ``i % n``, fused: position ``i`` is final
     once drawn, so cards are dealt from the bottom of the deck up. ``deck`` is int8[52]
     scratch.
@@ -439,7 +439,7 @@ def play_trick(state, n, rules, budget, log):
     Returns ``(status, cards_played, seat)``: ``TRICK_DONE`` with the collector, who now
     leads; ``GAME_OVER`` with the winner (the last pile taken by it); or ``TIME_UP`` after
     exactly ``budget`` cards, the pile left out of every hand. ``log``: None, or a
-    :class:`simulate.logs.compiled.Log` that receives the trick card by card.
+    :class:`simulate.core.logs.compiled.Log` that receives the trick card by card.
     """
     if log is not None:
         return _logged_trick(state, n, rules, budget, log)
@@ -547,7 +547,7 @@ _most_4 = most_mark[MAX_PLAYERS]
 def _mark(state, n, marks):
     """A tension mark on ``state`` (after a trick, or at the end): the one seat holding
     strictly the most cards leads (none: the lead stays); each seat's deficit is noted."""
-    # Every seat's hand at once, as one vector (see simulate.compiled.lanes): a seat not
+    # Every seat's hand at once, as one vector (see simulate.core.compiled.lanes): a seat not
     # dealt in holds no cards (as one that is out), so it never holds the most, and its
     # deficit is not read.
     tied = _most_4(state, ST_LEN, marks, MK_BEHIND)
@@ -738,7 +738,7 @@ def play_game(scratch, n, rules, held, log):
 
     ``scratch`` is int64[SCRATCH_ROWS, STATE_SIZE]; ``held`` (int8[n]) receives each seat's
     cards at the end. Returns ``(end, winner, cards, tricks, cycle_cards, cycle_tricks,
-    lead_changes, winner_behind)``. ``log``: None, or a :class:`simulate.logs.compiled.Log`
+    lead_changes, winner_behind)``. ``log``: None, or a :class:`simulate.core.logs.compiled.Log`
     receiving every trick up to the end (the two-seat fast path is then not taken; a cycle's
     log runs past its recorded end: see :func:`_log_end`).
     """
@@ -838,7 +838,7 @@ def play_random_deals(table, run, out, workers, taken):
     ``table``: a :class:`Table`; ``run``: a :class:`Run`; ``out``: an :class:`Outputs` of
     G rows, row ``i`` receiving game ``run.first + i``. ``workers``, ``taken``: the thread
     count and a zeroed int64[1] counter; each worker takes the next block of ``BLOCK``
-    deals from the counter (:mod:`simulate.compiled.work_sharing`).
+    deals from the counter (:mod:`simulate.core.compiled.work_sharing`).
     """
     # Every field in a local before the parallel loop: numba drops writes to an array
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).

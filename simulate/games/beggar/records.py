@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ... import arrow
-from ...logs import events
+from ...core import arrow
+from ...core.logs import events
 from .deal import KIND_LETTERS
 from .rules import END_NAMES
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from ...logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
+from ...core.logs.events import EV_END, EV_OUT, EV_PLAY, EV_TAKE, NONE
 from .deal import PLAIN
 from .rules import END_NAMES, BeggarRules
 
@@ -49,7 +49,7 @@ def play(
     """Play a deal to its end and return its record.
 
     ``trace``: a list that receives the game's events, one list of ``W`` ints each, as the
-    kernel logs them (:mod:`simulate.logs.events`): every card played (``card`` its kind,
+    kernel logs them (:mod:`simulate.core.logs.events`): every card played (``card`` its kind,
     ``count`` the debt still owed), every pile taken, every seat out, and the end.
     """
     record = _Game(hands, rules or BeggarRules(), trace).run()
@@ -60,7 +60,7 @@ def play(
 
 
 def _row(turn, seat, event, card=NONE, count=NONE, hand=NONE, end=NONE) -> list[int]:
-    """One event row (the layout of :mod:`simulate.logs.events`; no cause, suit or stock)."""
+    """One event row (the layout of :mod:`simulate.core.logs.events`; no cause, suit or stock)."""
     return [turn, seat, event, card, NONE, count, NONE, hand, NONE, end]
 
 

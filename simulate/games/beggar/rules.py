@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from ...errors import CardsimError
-from ...knobs import as_int, check_whole
+from ...core.errors import CardsimError
+from ...core.knobs import as_int, check_whole
 
 GAME = "beggar-my-neighbour"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4

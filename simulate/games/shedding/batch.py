@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...compiled.work_sharing import sharing
-from ...errors import CardsimError
-from ...logs.compiled import buffer
-from ...logs.events import INITIAL_ROWS
-from ...rng import seed_key
+from ...core.compiled.work_sharing import sharing
+from ...core.errors import CardsimError
+from ...core.logs.compiled import buffer
+from ...core.logs.events import INITIAL_ROWS
+from ...core.rng import seed_key
 from .columns import empty_columns, kernel_outputs, match_columns
 from .kernel import (
     MatchPlan,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cards import RANKS
-from ...errors import CardsimError
-from ...gpu import launch_grid
-from ...rng import seed_key
+from ...core.cards import RANKS
+from ...core.errors import CardsimError
+from ...core.gpu import launch_grid
+from ...core.rng import seed_key
 from . import records
 from .batch import MAX_DEALS, game_results, match_results, rules_table, seat_arrays
 from .columns import BYTE_COLUMNS, COUNT_COLUMNS, empty_columns, kernel_outputs

@@ -3,7 +3,7 @@
 numba-cuda compiles a ``@numba.njit`` function called from a CUDA kernel as a device
 function, from the same Python source and with numba's same typing. So these kernels do not
 re-implement a game: a thread calls :func:`.kernel.play_game` (dealing from the game's
-Philox stream, :mod:`simulate.compiled.rng_jit`, playing every turn, writing the record),
+Philox stream, :mod:`simulate.core.compiled.rng_jit`, playing every turn, writing the record),
 exactly the function the CPU's parallel kernels call, and only the launching differs: which
 thread plays which game (persistent threads that take the next game, or match, from a
 global atomic counter when theirs ends) and where its record goes. Game ``g`` of a run thus
@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...gpu import load_cuda, simulated
+from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...core.gpu import load_cuda, simulated
 from .kernel import play_game
 from .kernel_layout import BYTE_FIELDS, COUNT_FIELDS, G_SIZE, STATS
 from .kernel_strategies import no_user_strategy

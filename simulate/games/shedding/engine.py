@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import CardsimError
+from ...core.errors import CardsimError
 from ..spec import Chunk
 from . import batch, records
 
@@ -94,7 +94,7 @@ class SheddingEngine:
     ) -> str:
         """Game ``game`` of ``request`` (or deal ``deal`` of match ``match``) turn by turn,
         from the logging kernel's events (the text a run folder's log gives)."""
-        from ...logs.header import header_line
+        from ...core.logs.header import header_line
 
         if match is None:
             events = self.log_one(request, game)

@@ -64,13 +64,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ...compiled.bits import popcount, trailing_zeros
-from ...compiled.lanes import PAD, fewest_mark
-from ...compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...compiled.rng_jit import bounded, next_u32, shuffle, stream_init
-from ...compiled.work_sharing import fetch_add
-from ...logs import compiled as logs
-from ...logs.events import (
+from ...core.compiled.bits import popcount, trailing_zeros
+from ...core.compiled.lanes import PAD, fewest_mark
+from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
+from ...core.compiled.rng_jit import bounded, next_u32, shuffle, stream_init
+from ...core.compiled.work_sharing import fetch_add
+from ...core.logs import compiled as logs
+from ...core.logs.events import (
     CAUSE_ALL_DRAW,
     CAUSE_CLUB,
     CAUSE_LAST_CARD,
@@ -288,7 +288,7 @@ class Run(NamedTuple):
     """Which games (or matches) of a run a kernel plays: numbers ``first ..``."""
 
     key0: int
-    """The run seed's low 32-bit word (:func:`simulate.rng.seed_key`)."""
+    """The run seed's low 32-bit word (:func:`simulate.core.rng.seed_key`)."""
     key1: int
     """The run seed's high 32-bit word."""
     first: int
@@ -548,7 +548,7 @@ def _put(log, g, seat, event, card, cause, count, suit):
 @njit(cache=True, inline="always", _nrt=False)
 def _take(g, seat, log, cause):
     """The seat takes the top card of the (non-empty) stock; ``log``: None, or the
-    :class:`simulate.logs.compiled.Log` that gets the draw (with ``cause``)."""
+    :class:`simulate.core.logs.compiled.Log` that gets the draw (with ``cause``)."""
     card = g[G_STOCK + g[S_SPOS]]
     g[S_SPOS] += 1
     g[G_HANDS + seat * DECK + card] += 1
@@ -699,7 +699,7 @@ def _rare_effects(g, stream, seat, flags, draw, all_draw, log):
 
 # The tension marks, taken at the end of every turn and at the game's end, are the
 # reference's ``mark``: every seat's hand is read, as one vector (a seat a lane: see
-# :mod:`simulate.compiled.lanes`), in the narrowest that holds the seats. The lanes past the
+# :mod:`simulate.core.compiled.lanes`), in the narrowest that holds the seats. The lanes past the
 # last seat hold lanes.PAD cards (set by _prepare), so they never hold the fewest.
 _fewest_2 = fewest_mark[2]
 _fewest_4 = fewest_mark[4]
@@ -736,7 +736,7 @@ def _play(g, stream, seat, user, log):
     with its draws, and the extra plays of ``again``) around one call of :func:`choose` and
     one place where a card is played. The rare cases (an empty stock, passes, penalties,
     named suits, forgotten calls) are functions of their own. ``log``: None, or the
-    :class:`simulate.logs.compiled.Log` that gets every event.
+    :class:`simulate.core.logs.compiled.Log` that gets every event.
     """
     n = g[S_N]
     wild_mask = g[S_WILD_MASK]
@@ -1123,7 +1123,7 @@ def play_game(
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
     passes ``k % n``). ``g`` is the run's scratch (``G_SIZE``), made by :func:`_prepare`.
-    ``log``: None, or the :class:`simulate.logs.compiled.Log` that gets the game's events.
+    ``log``: None, or the :class:`simulate.core.logs.compiled.Log` that gets the game's events.
 
     Callers pass ``stream_id``, ``first`` and ``row`` as int64 values, never as literal
     constants: numba compiles a function again for each literal argument it is called with,
@@ -1190,7 +1190,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
     :class:`Run`; ``out``: an :class:`Outputs` of G rows, row ``i`` receiving game
     ``run.first + i``. ``workers``, ``taken``: the thread count and a zeroed int64[1]
     counter; each worker takes the next block of ``BLOCK`` games from the counter
-    (:mod:`simulate.compiled.work_sharing`).
+    (:mod:`simulate.core.compiled.work_sharing`).
     """
     # Every field in a local before the parallel loop: numba drops writes to an array
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).
@@ -1292,7 +1292,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
 def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
     """One game (or deal), played by the logging kernel: its record in row 0 of ``out``
     (an :class:`Outputs` of one row) and its events in ``rows`` (int32[R, W], see
-    :mod:`simulate.logs.events`). ``game``, ``stream_id``, ``first``: as
+    :mod:`simulate.core.logs.events`). ``game``, ``stream_id``, ``first``: as
     :func:`play_game` takes them. Returns the rows the game wrote; more than R: the buffer
     was too small (the rows past it are lost), play it again with a larger one."""
     g, stream, stats, seats = worker_scratch(table, strategies)

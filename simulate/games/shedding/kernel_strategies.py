@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import carray, cfunc, njit, types
 
-from ...compiled.bits import popcount, trailing_zeros
+from ...core.compiled.bits import popcount, trailing_zeros
 from .features import ATTACK_THRESHOLD, FEATURE_NAMES
 from .rules import FLAG_AGAIN, FLAG_REVERSE, FLAG_SKIP, R_ALL_DRAW, R_DRAW, R_EFFECT_FLAGS, R_POINTS
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ... import arrow
-from ...cards import RANKS
+from ...core import arrow
+from ...core.cards import RANKS
 from .reference import END_REASONS
 
 COLUMNS = {
@@ -155,9 +155,9 @@ def reference_columns(records) -> dict[str, np.ndarray]:
 
 def events_table(games: np.ndarray, rows: np.ndarray, keys: dict | None = None) -> pa.Table:
     """The events of logged games (``games`` int64[E], ``rows`` int32[E, W]; see
-    :mod:`simulate.logs.events`): cards are written by name (``10H``, ``AS``); ``keys``:
+    :mod:`simulate.core.logs.events`): cards are written by name (``10H``, ``AS``); ``keys``:
     ``match`` int64[E] and ``deal`` int32[E] in match play."""
-    from ...logs.events import to_table
+    from ...core.logs.events import to_table
     from .reference_cards import name
 
     return to_table(

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ...cards import DECK_SIZE, SUIT_NAMES
-from ...errors import CardsimError
-from ...logs.events import (
+from ...core.cards import DECK_SIZE, SUIT_NAMES
+from ...core.errors import CardsimError
+from ...core.logs.events import (
     CAUSE_ALL_DRAW,
     CAUSE_CLUB,
     CAUSE_LAST_CARD,
@@ -53,7 +53,7 @@ from ...logs.events import (
     EV_START,
     NONE,
 )
-from ...rng import Stream
+from ...core.rng import Stream
 from . import strategies as strategy_specs
 from .reference_cards import DRAW, PASS, cards, identity, name, names, rank_of, suit_of
 from .reference_strategies import make_strategy
@@ -664,7 +664,7 @@ class Game:
         """A seat that must draw takes the top card; ``None`` when nothing can be drawn.
 
         An empty stock is handled as ``stock_empty`` says; under ``end`` the game ends.
-        ``cause``: why the card is drawn (its event's, :data:`simulate.logs.events.CAUSE_NAMES`).
+        ``cause``: why the card is drawn (its event's, :data:`simulate.core.logs.events.CAUSE_NAMES`).
         """
         if not self.stock:
             if self.rules.stock_empty == "end":
@@ -825,7 +825,7 @@ class Game:
         hand=None,
         end=NONE,
     ) -> None:
-        """Append an event row (the layout of :mod:`simulate.logs.events`) in the current
+        """Append an event row (the layout of :mod:`simulate.core.logs.events`) in the current
         turn: ``hand`` defaults to the seat's cards now (none without a seat), ``stock`` is
         the stock's size now; cards are identities."""
         if self.events is None:

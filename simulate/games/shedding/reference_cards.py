@@ -7,8 +7,8 @@ deck's copy: suit ``identity // 13`` (clubs, diamonds, hearts, spades), rank
 
 from __future__ import annotations
 
-from ...cards import DECK_SIZE, RANKS, SUITS
-from ...errors import CardsimError
+from ...core.cards import DECK_SIZE, RANKS, SUITS
+from ...core.errors import CardsimError
 
 DRAW, PASS = "draw", "pass"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ...cards import DECK_SIZE
-from ...errors import CardsimError
-from ...rng import Stream
+from ...core.cards import DECK_SIZE
+from ...core.errors import CardsimError
+from ...core.rng import Stream
 from . import strategies as strategy_specs
 from .features import ATTACK_THRESHOLD
 from .reference_cards import DRAW, PASS, identity, rank_of, suit_of

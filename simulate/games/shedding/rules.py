@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...cards import RANKS
-from ...errors import CardsimError
-from ...knobs import as_int, check_whole
+from ...core.cards import RANKS
+from ...core.errors import CardsimError
+from ...core.knobs import as_int, check_whole
 
 PRESETS = ("pis-yedili", "crazy-eights", "crazy-eights-plain", "openspiel")
 DEFAULT_PLAYERS = {"pis-yedili": 4, "crazy-eights": 4, "crazy-eights-plain": 4, "openspiel": 5}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...errors import CardsimError
+from ...core.errors import CardsimError
 from ..spec import Column, GameSpec, Preset
 from .reference import END_REASONS
 from .rules import DEFAULT_PLAYERS, MAX_PLAYERS, SheddingRules, preset

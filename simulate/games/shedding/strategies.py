@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...errors import CardsimError
+from ...core.errors import CardsimError
 from .features import FEATURE_NAMES, FEATURES
 
 WEIGHT_SCALE = 1024

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from simulate import arrow
-from simulate.compiled.work_sharing import sharing
+from simulate.core import arrow
+from simulate.core.compiled.work_sharing import sharing
+from simulate.core.rng import seed_key
 from simulate.games.spec import Chunk
-from simulate.rng import seed_key
 
 from .kernel import play_deals
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from simulate.compiled.rng_jit import STATE_SIZE, shuffle, stream_init
-from simulate.compiled.work_sharing import fetch_add
+from simulate.core.compiled.rng_jit import STATE_SIZE, shuffle, stream_init
+from simulate.core.compiled.work_sharing import fetch_add
 
 BLOCK = 64
 

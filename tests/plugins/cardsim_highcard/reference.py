@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulate.rng import Stream
+from simulate.core.rng import Stream
 
 
 def strength(code: int, aces_high: bool) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from simulate.errors import CardsimError
+from simulate.core.errors import CardsimError
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Counter-based random numbers: Philox4x32-10 compiled with numba.
 
-The compiled twin of :mod:`simulate.rng` (read that module for the definition of a game's
+The compiled twin of :mod:`simulate.core.rng` (read that module for the definition of a game's
 stream). Kernels keep a game's stream in a small int64 array, so that it can live in scratch
 space and be passed down to any function that needs randomness:
 
@@ -148,7 +148,7 @@ def _refill(state):
 def stream_init(state, key0, key1, game, stream):
     """Point ``state`` (int64[STATE_SIZE]) at the stream of ``game`` (0 <= game < 2**63).
 
-    ``key0, key1`` are the run seed's two 32-bit words, from :func:`simulate.rng.seed_key`.
+    ``key0, key1`` are the run seed's two 32-bit words, from :func:`simulate.core.rng.seed_key`.
     """
     state[0] = key0
     state[1] = key1
@@ -203,7 +203,7 @@ BATCH_LAST, BATCH_PRODUCT, BATCH_THRESHOLD = _batch_tables(BATCH_TABLE)
 
 @njit(cache=True, inline="always", _nrt=False)
 def batch_end(i):
-    """The batch of draws from position ``i`` down, as :func:`simulate.rng.batch_bounds`.
+    """The batch of draws from position ``i`` down, as :func:`simulate.core.rng.batch_bounds`.
 
     Returns ``(last, product)``: the batch covers positions ``i, i-1, ..., last+1`` (bounds
     ``i+1 ... last+2``) and ``product`` is the product of its bounds (at most 2**32).
@@ -232,7 +232,7 @@ def batch_word(state, i, last, product):
 
 @njit(cache=True, _nrt=False)
 def shuffle(state, items, count):
-    """Shuffle ``items[:count]`` in place, exactly as :meth:`simulate.rng.Stream.shuffle`.
+    """Shuffle ``items[:count]`` in place, exactly as :meth:`simulate.core.rng.Stream.shuffle`.
 
     The leftover before a batch's k-th draw is ``word * (its first k-1 bounds) mod 2**32``,
     so each draw is computed from the word on its own, not from the draw before."""

@@ -18,7 +18,7 @@ takes about 11 words instead of 51.
 Because no state is carried from one game to the next, results do not depend on thread count,
 chunking or machine.
 
-This module is the specification and imports no numba; :mod:`simulate.compiled.rng_jit` is the
+This module is the specification and imports no numba; :mod:`simulate.core.compiled.rng_jit` is the
 compiled twin used by the kernels, and tests require both to produce the same words.
 """
 

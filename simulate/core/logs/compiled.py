@@ -35,7 +35,7 @@ class Log(NamedTuple):
     """One game's event buffer."""
 
     rows: np.ndarray
-    """int32[R, W]: the events, in order (see :mod:`simulate.logs.events`)."""
+    """int32[R, W]: the events, in order (see :mod:`simulate.core.logs.events`)."""
     at: np.ndarray
     """int64[2]: rows written so far (may pass R: the buffer was too small), and the turn
     the next events belong to."""
