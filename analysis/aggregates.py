@@ -1,5 +1,5 @@
 """The report's accumulators filled from an aggregate-only run's statistics (the run
-layer's :class:`simulate.folder.aggregates.Aggregates`, ``--records none``).
+layer's :class:`simulate.runs.folder.aggregates.Aggregates`, ``--records none``).
 
 The report reads a run through accumulators (:mod:`analysis.statistics.tally`,
 :class:`analysis.balance.BalanceCounts`...); :func:`fill` gives each of them, from the
@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from analysis.errors import NeedsSingleGames
-from simulate.folder.aggregates import KEY_COLUMNS, Aggregates
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.aggregates import KEY_COLUMNS, Aggregates
+from simulate.runs.folder.distribution import Distribution
 
 NEEDS_SINGLE_GAMES = ("convergence by game index", "a listing of every game")
 """What an aggregate-only run cannot show."""
@@ -114,7 +114,7 @@ def _kept(where, needs: Sequence[str], keys, key_batch) -> list[tuple]:
 
 
 def _rows_batch(table: pa.Table):
-    from simulate.folder.batch import batch_of
+    from simulate.runs.folder.batch import batch_of
 
     if table.num_rows == 0:
         return None

@@ -51,8 +51,8 @@ import pandas as pd
 from scipy.stats import binom
 
 from analysis.errors import ReportError
-from simulate.folder.batch import Batch
-from simulate.folder.records import game_spec
+from simulate.runs.folder.batch import Batch
+from simulate.runs.folder.records import game_spec
 
 if TYPE_CHECKING:
     from analysis.load import Run
@@ -60,8 +60,8 @@ from analysis.statistics.stats import wilson_interval
 from simulate.core.measures import MEASURES
 from simulate.core.skill import DEFAULT_SKILL, SKILL_FOLDER
 from simulate.core.skill import OPPONENT as SKILL_OPPONENT
-from simulate.folder.distribution import Distribution
 from simulate.games.spec import GameSpec
+from simulate.runs.folder.distribution import Distribution
 
 DEFINITIONS: dict[str, str] = {
     "first_seat_advantage": (

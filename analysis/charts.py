@@ -35,7 +35,7 @@ from analysis.rendering import plots
 from analysis.rendering.words import chart_title
 from analysis.statistics.convergence import Convergence
 from analysis.statistics.stats import wilson_interval, win_shares
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 __all__ = [
     "box_chart",

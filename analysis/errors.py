@@ -1,8 +1,8 @@
 """Errors raised while reading a run folder or writing its report: :class:`ReportError`
-(defined with the run folder's reading, :mod:`simulate.folder.records`, which raises it
+(defined with the run folder's reading, :mod:`simulate.runs.folder.records`, which raises it
 too) and :class:`NeedsSingleGames`."""
 
-from simulate.folder.errors import ReportError
+from simulate.runs.folder.errors import ReportError
 
 __all__ = ["NeedsSingleGames", "ReportError"]
 

@@ -5,7 +5,7 @@ manifest, and :func:`scan` streams the columns a report needs, a million games a
 and in their stored (compact) types, through accumulators that keep counts.
 :func:`load_run` reads a whole run into a DataFrame, for small runs and interactive use.
 The record files themselves (chunks under a manifest, or one file in a folder written
-before it) are read through :mod:`simulate.folder.records`.
+before it) are read through :mod:`simulate.runs.folder.records`.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ import pandas as pd
 import pyarrow as pa
 
 from analysis.errors import ReportError
-from simulate.folder.batch import BATCH_ROWS, Accumulator, from_record_batch
-from simulate.folder.batch import (
+from simulate.games.spec import GameSpec
+from simulate.runs.folder.batch import BATCH_ROWS, Accumulator, from_record_batch
+from simulate.runs.folder.batch import (
     Batch as Batch,
 )  # re-exported: where the accumulators' batches live
-from simulate.folder.batch import batch_of as batch_of
-from simulate.folder.lock import is_locked
-from simulate.folder.manifest import progress_text, resume_hint
-from simulate.folder.records import RecordFiles, game_spec, record_files
-from simulate.games.spec import GameSpec
+from simulate.runs.folder.batch import batch_of as batch_of
+from simulate.runs.folder.lock import is_locked
+from simulate.runs.folder.manifest import progress_text, resume_hint
+from simulate.runs.folder.records import RecordFiles, game_spec, record_files
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Run:
     events: pd.DataFrame | None = None
     aggregates: Any = None
     """An aggregate-only run's (``--records none``) statistics
-    (:class:`simulate.folder.aggregates.Aggregates`); ``games`` is then empty, and so is
+    (:class:`simulate.runs.folder.aggregates.Aggregates`); ``games`` is then empty, and so is
     ``matches`` in match play (the matches' statistics are ``aggregates.matches``). None
     otherwise."""
 
@@ -65,7 +65,7 @@ class Run:
 
 def load_run(path: str | Path) -> Run:
     """Load the run folder at ``path``; raise :class:`ReportError` if it is not a usable one
-    (a damaged record file: :class:`simulate.folder.records.DamagedRun`, naming the chunks).
+    (a damaged record file: :class:`simulate.runs.folder.records.DamagedRun`, naming the chunks).
 
     A run still being played, or one that crashed, gives the games of its finished chunks
     (``meta["status"]`` says ``running``)."""
@@ -172,7 +172,7 @@ class RunFolder:
     riders: list[Rider] = field(default_factory=list, repr=False, compare=False)
     """Accumulators waiting to ride along the next :func:`scan` (:meth:`ride`)."""
     aggregates: Any = field(default=None, repr=False, compare=False)
-    """An aggregate-only run's statistics (:class:`simulate.folder.aggregates.Aggregates`), from
+    """An aggregate-only run's statistics (:class:`simulate.runs.folder.aggregates.Aggregates`), from
     which :func:`scan` fills the accumulators; None for a run with its records."""
 
     @property
@@ -198,7 +198,7 @@ class RunFolder:
         """The record files of ``kind`` (``games`` or ``matches``); an aggregate-only
         run's ``games`` are the few whole records its aggregates keep, and its
         ``matches`` (match play) none: the report reads their statistics
-        (:meth:`simulate.folder.aggregates.MatchAggregates.summary`)."""
+        (:meth:`simulate.runs.folder.aggregates.MatchAggregates.summary`)."""
         if self.aggregates is not None and kind in ("games", "matches"):
             return _KeptRecords(self.path, self.aggregates, kind)
         return record_files(self.path, self.meta, kind)
@@ -324,9 +324,9 @@ def _fill_from_aggregates(run: RunFolder, build, riders: list[Rider]) -> list[Ac
 
 
 def read_aggregates(path: Path, meta: dict):
-    """The merged :class:`simulate.folder.aggregates.Aggregates` of an aggregate-only run folder
+    """The merged :class:`simulate.runs.folder.aggregates.Aggregates` of an aggregate-only run folder
     (its chunks' files under the manifest, checked)."""
-    from simulate.folder.aggregates import Aggregates
+    from simulate.runs.folder.aggregates import Aggregates
 
     files = record_files(path, meta, "aggregates")
     if not files:

@@ -4,9 +4,9 @@ back for a comparison.
 An aggregate-only run keeps no single deals, so two such runs cannot be read in step as
 :func:`analysis.statistics.paired.pair_runs` reads two runs' files. A study with
 ``--records none`` plays the variants of each range of games together
-(:mod:`simulate.paired_runs`) and counts what a paired comparison needs of each variant
+(:mod:`simulate.runs.paired_runs`) and counts what a paired comparison needs of each variant
 against the base while the records are in memory (the run layer's
-:func:`simulate.folder.paired.count_pairs`, the same counting over the same columns as a
+:func:`simulate.runs.folder.paired.count_pairs`, the same counting over the same columns as a
 comparison of the two runs' files). They are kept in the variant's folder under its
 manifest; :func:`read_paired` reads them, and :func:`kept_pairing` gives them to a
 comparison.
@@ -24,7 +24,7 @@ from analysis.statistics.paired import (
     obstacle,
     pair_runs,
 )
-from simulate.folder.paired import PAIRED_KIND, PairedCounts, counted_figures
+from simulate.runs.folder.paired import PAIRED_KIND, PairedCounts, counted_figures
 
 NOT_KEPT = (
     "aggregate-only runs (--records none) keep no single deals, and these two were not "
@@ -38,8 +38,8 @@ def read_paired(run) -> PairedCounts | None:
     :class:`analysis.load.RunFolder`), merged over its chunks; None when it keeps none
     (a run not played as a study's variant, or the study's base). A file whose bytes are
     not those written is a :class:`ReportError`."""
-    from simulate.folder import manifest as mf
-    from simulate.folder.records import damaged, record_files
+    from simulate.runs.folder import manifest as mf
+    from simulate.runs.folder.records import damaged, record_files
 
     files = record_files(run.path, run.meta, PAIRED_KIND)
     if not files:

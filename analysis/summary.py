@@ -57,7 +57,7 @@ from analysis.statistics.stats import (
     win_share_table,
 )
 from analysis.statistics.tally import LabelCounts, Values, WinCounts, where_not
-from simulate.folder.batch import lead_column
+from simulate.runs.folder.batch import lead_column
 
 SUMMARY_FILE = "summary.csv"
 COLUMNS = ("measure", "value", "lo", "hi", "unit", "n")

@@ -13,8 +13,8 @@ and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` 
 :func:`explore` (a search of the rule space);
 they live in :mod:`simulate.api`.
 
-Inside: :mod:`simulate.engine` and :mod:`simulate.request` (a run), :mod:`simulate.games`
-(each game family), :mod:`simulate.folder` (the run folder on disk),
+Inside: :mod:`simulate.runs.engine` and :mod:`simulate.runs.request` (a run), :mod:`simulate.games`
+(each game family), :mod:`simulate.runs.folder` (the run folder on disk),
 :mod:`simulate.studies` (study files, sweeps, tournaments) and :mod:`simulate.cli`.
 """
 
@@ -59,8 +59,8 @@ def run(game, **options):
 
     ``simulate.run("beggar-my-neighbour", players=2, games=10_000, seed=1)``; with
     ``out="DIR"`` the run folder (the records, ``run.json``) is written too. Every option
-    is keyword-only: see :func:`simulate.engine.run`.
+    is keyword-only: see :func:`simulate.runs.engine.run`.
     """
-    from .engine import run as engine_run
+    from .runs.engine import run as engine_run
 
     return engine_run(game, **options)

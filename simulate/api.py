@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 DEFAULT_GAMES = 1_000_000
 """Games (matches, in match play) of a run when none are asked for (the engine's
-:data:`simulate.request.DEFAULT_GAMES`, which this module does not import: it would load
+:data:`simulate.runs.request.DEFAULT_GAMES`, which this module does not import: it would load
 numpy)."""
 
 BALANCE_GAMES = 100_000
@@ -120,12 +120,12 @@ def simulate(
     built-in strategies only): the same records as ``"cpu"``, the default.
     ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
     Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
-    is built from (:mod:`simulate.folder.aggregates`); ``log=N`` still gives the logged games'
+    is built from (:mod:`simulate.runs.folder.aggregates`); ``log=N`` still gives the logged games'
     ``events``."""
     from analysis.load import Run, load_run
 
     from .commands.runs import new_request
-    from .engine import play_run
+    from .runs.engine import play_run
 
     settings = {
         "players": players,
@@ -177,7 +177,7 @@ def simulate(
     meta = request.meta()
     events = None
     if logged:
-        from .logs.tables import concat_events
+        from .runs.log_tables import concat_events
 
         events = concat_events(logged).to_pandas()
         events.attrs.update(meta)
@@ -234,12 +234,12 @@ def write_run(
     chunk found damaged. ``report=True`` writes the report when the run is complete
     (charts in ``formats`` at ``dpi``, as :func:`analysis.reports.write_report`).
     ``progress``: what is played, a progress bar and the report's steps on standard
-    error. A signal (Ctrl-C, SIGTERM) raises :class:`simulate.engine.RunInterrupted`
+    error. A signal (Ctrl-C, SIGTERM) raises :class:`simulate.runs.engine.RunInterrupted`
     once the finished chunks are safe."""
     from analysis.rendering.output import chart_dpi, chart_formats
 
     from .commands import runs
-    from .request import check_records
+    from .runs.request import check_records
 
     echo = _echo(progress)
     out = Path(out)
@@ -352,7 +352,7 @@ def balance(
         if given:
             raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
     from .games.registry import resolve_game
-    from .request import make_request
+    from .runs.request import make_request
 
     info = resolve_game(game)
     check_skill_options(info, skill, skill_games)
@@ -481,7 +481,7 @@ def compare(
     comparison report is written there too (refused where one already is, unless
     ``force``); without, nothing is written. ``negligible_share`` and
     ``negligible_change``: the verdict's thresholds, as for :func:`sweep`."""
-    from .folder.lock import lock_folder
+    from .runs.folder.lock import lock_folder
 
     verdict = _verdict_options(negligible_share, negligible_change)
     if len(dirs) == 1 and not isinstance(dirs[0], str | Path):
@@ -500,7 +500,7 @@ def compare(
     from analysis.comparisons.report import write_comparison
 
     out = Path(out)
-    from .folder.paths import check_writable
+    from .runs.folder.paths import check_writable
 
     check_writable(out)
     if (out / COMPARISON_CSV).exists() and not force:
@@ -699,7 +699,7 @@ def tune(
 
     tune_games = load(resolve_game(game, "tune").spec.tune_path)
     if out is not None:
-        from .folder.paths import check_writable
+        from .runs.folder.paths import check_writable
 
         check_writable(out, file=True)  # before the search, not after it
     with _cluster(scheduler, threads) as cluster:
@@ -719,7 +719,7 @@ def tune(
         import json
         from dataclasses import asdict
 
-        from .folder.writer import write_atomic
+        from .runs.folder.writer import write_atomic
 
         write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
     return result

@@ -22,7 +22,7 @@ first 1,000 games), in turn, and prints what the log costs.
 ``--only cluster`` starts a real Dask scheduler and one one-thread worker per core here,
 and times whole runs on it against ``--threads`` on this machine (with and without
 ``--records none``), the overhead per task and the bytes per game that cross the network
-(:mod:`simulate.cluster.bench`).
+(:mod:`simulate.runs.cluster.bench`).
 
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
         log_cost(args.games, args.repeats, cores)
         return
     if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
-        from .cluster.bench import cluster_bench
+        from .runs.cluster.bench import cluster_bench
 
         cluster_bench(args.games, args.repeats, workers=cores)
         return
@@ -222,7 +222,7 @@ def gpu_rates(games: int, repeats: int, cores: int) -> None:
     GPU."""
     from .core.errors import CardsimError
     from .core.gpu import simulated
-    from .request import check_backend
+    from .runs.request import check_backend
 
     try:
         check_backend("cuda", game="beggar-my-neighbour", backends=("cuda",))
@@ -499,9 +499,9 @@ DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "non
 def durability(games: int, repeats: int) -> None:
     """Print the median wall time of whole runs into a run folder with and without the
     flushes to disk that make every finished chunk survive a crash (run in turn)."""
-    from .engine import stream
-    from .folder.writer import RunWriter
-    from .request import make_request
+    from .runs.engine import stream
+    from .runs.folder.writer import RunWriter
+    from .runs.request import make_request
 
     print(f"{games:,} games into a run folder, all threads, median of {repeats} runs each")
     print(f"{'run':<40} {'durable':>16} {'no fsync':>16} {'cost':>7}")

@@ -10,7 +10,7 @@ import traceback
 from pathlib import Path
 from unittest import mock
 
-from simulate.folder.manifest import read_manifest
+from simulate.runs.folder.manifest import read_manifest
 
 
 def signal_after_first_chunk(proc: subprocess.Popen, folder: Path, signum: int) -> str:

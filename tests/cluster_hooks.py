@@ -33,7 +33,7 @@ def first_legal(hand, legal, view):
 
 
 def dask_setup(worker) -> None:
-    import simulate.engine as engine
+    import simulate.runs.engine as engine
 
     pause = float(os.environ.get("CARDSIM_TEST_TASK_S", "0.5"))
     play_chunk = engine.play_chunk

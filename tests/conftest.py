@@ -242,9 +242,9 @@ def one_numba_thread(monkeypatch):
     for two threads and get them (the environment's ``NUMBA_NUM_THREADS`` is left alone)."""
     import numba
 
-    import simulate.request
+    import simulate.runs.request
 
-    monkeypatch.setattr(simulate.request, "default_threads", lambda: 1)
+    monkeypatch.setattr(simulate.runs.request, "default_threads", lambda: 1)
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     yield

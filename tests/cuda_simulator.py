@@ -109,9 +109,9 @@ from pathlib import Path
 from analysis.load import load_run
 from analysis.reports import write_report
 from gpu_aggregates_checks import differences
-from simulate import gpu_aggregates
-from simulate.engine import play_run
-from simulate.request import make_request
+from simulate.runs import gpu_aggregates
+from simulate.runs.engine import play_run
+from simulate.runs.request import make_request
 
 calls = []
 reduce = gpu_aggregates.reduce_on_device

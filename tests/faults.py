@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-import simulate.engine as engine
-import simulate.folder.manifest as manifest
-import simulate.folder.writer as writer
+import simulate.runs.engine as engine
+import simulate.runs.folder.manifest as manifest
+import simulate.runs.folder.writer as writer
 
 
 def set_chunk_size(games: int) -> int:

@@ -5,9 +5,9 @@ the report as JSON; ``... compile`` compiles the kernels instead (no GPU needed)
 ``... bytes GAME PLAYERS GAMES`` measures what one chunk copies back (:func:`transfer`).
 
 Each check plays one chunk twice, on the CPU (records, then
-:func:`simulate.folder.aggregates.aggregate_games`) and on the device
-(:func:`simulate.gpu_aggregates.reduce_on_device`), and lists which parts of the two
-:class:`~simulate.folder.aggregates.Aggregates` differ, with the device reduction's ``stats`` and the
+:func:`simulate.runs.folder.aggregates.aggregate_games`) and on the device
+(:func:`simulate.runs.gpu_aggregates.reduce_on_device`), and lists which parts of the two
+:class:`~simulate.runs.folder.aggregates.Aggregates` differ, with the device reduction's ``stats`` and the
 end reasons the chunk reached.
 """
 
@@ -18,10 +18,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from simulate.aggregate_runs import reduced, reduced_where_played
-from simulate.engine import play_chunk
-from simulate.folder.aggregates import aggregate_games
-from simulate.request import make_request
+from simulate.runs.aggregate_runs import reduced, reduced_where_played
+from simulate.runs.engine import play_chunk
+from simulate.runs.folder.aggregates import aggregate_games
+from simulate.runs.request import make_request
 
 CASES = {
     # Beggar-My-Neighbour with a time limit most deals reach: their `cards` all tie at the
@@ -127,7 +127,7 @@ def _hears_nothing(*_) -> None:
 
 
 def compiled() -> dict:
-    """Every kernel of :mod:`simulate.gpu_aggregates` compiled to PTX with numba-cuda's real
+    """Every kernel of :mod:`simulate.runs.gpu_aggregates` compiled to PTX with numba-cuda's real
     compiler (no GPU: numba's typing, which the simulator skips), for the argument types a
     reduction gives them (every integer width of a column, strided views included); as
     ``tests/cuda_compile_check.py`` does it. ``{"toolkit": false, "why": ...}`` without the
@@ -138,8 +138,8 @@ def compiled() -> dict:
     from cuda_compile_check import CC, _toolkit
     from numba import types
 
-    from simulate import gpu_aggregates as g
     from simulate.core.gpu import load_cuda
+    from simulate.runs import gpu_aggregates as g
 
     cuda = load_cuda()
     why = _toolkit(cuda)

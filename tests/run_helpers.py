@@ -8,7 +8,7 @@ from pathlib import Path
 from pandas.testing import assert_frame_equal
 
 from analysis.load import load_run
-from simulate.folder import manifest as mf
+from simulate.runs.folder import manifest as mf
 
 RUN_FOLDER = {"run.json", "manifest.jsonl", "games", ".lock"}
 """What a finished run folder of single games holds (match play adds ``matches``)."""

@@ -19,10 +19,15 @@ from analysis.reports import write_report
 from analysis.reports.matches import aggregated_matches
 from analysis.statistics.tally import Values
 from simulate.core.errors import CardsimError
-from simulate.engine import play_run
-from simulate.folder.aggregates import LONGEST_KEPT, Aggregates, MatchAggregates, aggregate_games
-from simulate.folder.distribution import Distribution
-from simulate.request import make_request
+from simulate.runs.engine import play_run
+from simulate.runs.folder.aggregates import (
+    LONGEST_KEPT,
+    Aggregates,
+    MatchAggregates,
+    aggregate_games,
+)
+from simulate.runs.folder.distribution import Distribution
+from simulate.runs.request import make_request
 
 
 def _both(tmp_path, game, players, games, chunk_size, **options):
@@ -244,8 +249,8 @@ def test_cluster_tasks_of_match_play_reduce_and_number_their_deals(task_chunk):
     one-machine aggregate-only run, down to the ``game`` of the longest deals kept and
     of the logged deals' events. ``task_chunk`` 400: each task plays and reduces five
     chunks of 100 matches, one after the other."""
-    from simulate.cluster.session import numbered
-    from simulate.cluster.task import describe, play_task
+    from simulate.runs.cluster.session import numbered
+    from simulate.runs.cluster.task import describe, play_task
 
     request = make_request(
         "pis-yedili", players=2, games=1200, seed=6, threads=1, log=700, records="none"
@@ -304,8 +309,8 @@ def test_resume_completes_an_interrupted_aggregate_run(tmp_path, game):
     """A run cut after some chunks (its tail dropped from the manifest, as a crash leaves
     it) is completed by --resume to the same aggregates (in match play: the deals kept
     numbered as in one go, the matches counted)."""
-    from simulate.engine import stream
-    from simulate.folder.writer import RunWriter
+    from simulate.runs.engine import stream
+    from simulate.runs.folder.writer import RunWriter
 
     request = make_request(game, players=2, games=5000, seed=4, threads=1, records="none")
     play_run(request, out=tmp_path / "whole", collect=False, chunk_size=1000)
@@ -333,9 +338,9 @@ def test_what_a_run_keeps_is_part_of_its_request(tmp_path):
     """run.json says ``records`` from the request alone, and gives it back to a resumed or
     verified run; a run of every record says nothing, as folders from before did. A
     request is never streamed into a folder that keeps other records."""
-    from simulate.engine import stream
-    from simulate.folder.writer import RunWriter
-    from simulate.request import request_from_meta
+    from simulate.runs.engine import stream
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import request_from_meta
 
     for game in ("bmn", "pis-yedili"):
         kept = make_request(game, games=10, seed=1, threads=1, records="none")
@@ -396,7 +401,7 @@ def test_top_rows_keep_what_a_full_sort_keeps():
     by (length descending, game, rotation) per end reason keeps: ties, nulls and short
     groups included."""
 
-    from simulate.folder.aggregates import _top_rows
+    from simulate.runs.folder.aggregates import _top_rows
 
     rng = np.random.default_rng(7)
     n = 20_000
@@ -432,7 +437,7 @@ def test_verify_replays_the_kept_games_of_an_aggregate_only_run_and_repairs_it(t
     import shutil
 
     from simulate.commands.verify import verify_run
-    from simulate.folder.manifest import read_manifest
+    from simulate.runs.folder.manifest import read_manifest
 
     request = make_request(
         "crazy-eights", players=3, games=6_000, seed=4, threads=1, records="none"

@@ -1,4 +1,4 @@
-"""Counts per value (simulate.folder.distribution), the bootstrap from counts and convergence
+"""Counts per value (simulate.runs.folder.distribution), the bootstrap from counts and convergence
 prefixes, against numpy, matplotlib and hand-computed cases."""
 
 import math
@@ -14,7 +14,7 @@ from analysis.load import RunFolder, scan
 from analysis.statistics.bootstrap import BOOTSTRAP_SEED, mean_difference_interval, mean_interval
 from analysis.statistics.convergence import Convergence, checkpoints
 from analysis.statistics.tally import Longest, Values, WinCounts, where_not
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 PERCENTILES = [0, 2.5, 10, 25, 33.3, 50, 75, 90, 97.5, 99, 99.9, 100]
 

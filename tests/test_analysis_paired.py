@@ -26,8 +26,8 @@ from analysis.statistics.significance import (
     paired_newcombe_interval,
     wilcoxon_signed_rank,
 )
-from simulate.folder.distribution import Distribution
-from simulate.folder.paired import _Unpaired, in_step
+from simulate.runs.folder.distribution import Distribution
+from simulate.runs.folder.paired import _Unpaired, in_step
 
 BEGGAR_RULES = {"penalties": {"J": 1, "Q": 2, "K": 3, "A": 4}, "time_limit": None}
 
@@ -341,7 +341,7 @@ def test_pairs_merge_in_any_order_and_reverse_with_the_runs_roles():
     """DealPairs and MatchPairs of disjoint deals add up to those of all of them, whichever
     is merged first; reversed, the base and the variant swap: the first seat's table
     transposed and every difference negated (reversed twice, the pairs themselves)."""
-    from simulate.folder.paired import DealPairs, MatchPairs
+    from simulate.runs.folder.paired import DealPairs, MatchPairs
 
     rng = np.random.default_rng(4)
 

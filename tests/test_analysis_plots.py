@@ -12,7 +12,7 @@ from analysis.rendering import plots
 from analysis.rendering.output import render
 from analysis.statistics.convergence import Convergence
 from analysis.statistics.stats import win_share_table
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 TITLE = "Pis Yedili · 4 players · 1,000 deals · stack_growth = double"
 STRATEGIES = ["random", "first", "greedy"]

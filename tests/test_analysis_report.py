@@ -22,7 +22,7 @@ from analysis.rendering.document import to_markdown
 from analysis.rendering.words import chart_title, fmt_num, fmt_range, non_default_rules
 from analysis.reports import build_report, write_report
 from analysis.statistics.bootstrap import mean_interval
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 REPO = Path(__file__).resolve().parents[1]
 DEAL_MODULE = "simulate.games.beggar.deal"

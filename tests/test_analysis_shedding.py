@@ -14,9 +14,9 @@ from analysis.load import open_run
 from analysis.rendering.words import fmt_num, fmt_range, non_default_rules
 from analysis.reports import write_report
 from analysis.statistics.bootstrap import mean_interval
-from simulate.folder.distribution import Distribution
 from simulate.games.shedding import records, reference
 from simulate.games.shedding.rules import preset
+from simulate.runs.folder.distribution import Distribution
 
 SECTIONS = [
     "Run details",

@@ -13,7 +13,7 @@ from analysis.statistics.significance import (
     newcombe_interval,
     two_proportion_test,
 )
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 
 def test_newcombe_interval_matches_the_published_example():

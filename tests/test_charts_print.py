@@ -26,7 +26,7 @@ from analysis.rendering import plots
 from analysis.rendering.document import Chart, Table, to_html, to_markdown
 from analysis.rendering.output import DEFAULT_DPI, render, write_document
 from analysis.reports import write_report
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 REPO = Path(__file__).resolve().parents[1]
 CHARTS = ("convergence", "length_histogram", "survival", "win_share")

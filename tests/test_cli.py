@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.cli import app
-from simulate.folder.manifest import read_manifest
+from simulate.runs.folder.manifest import read_manifest
 
 runner = CliRunner()
 

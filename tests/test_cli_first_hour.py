@@ -85,7 +85,7 @@ def test_resume_accepts_the_same_command_and_names_what_differs(tmp_path):
     first = cli(*args, "--out", str(out), "--no-report")
     assert first.returncode == 0, first.stderr
     # the run as an interrupted one: its last chunk is lost
-    from simulate.folder import manifest as mf
+    from simulate.runs.folder import manifest as mf
 
     lines = (out / mf.MANIFEST_FILE).read_text().splitlines(keepends=True)
     (out / mf.MANIFEST_FILE).write_text("".join(lines[:-1]))
@@ -138,7 +138,7 @@ def test_writing_a_report_says_which_step_it_is_at(tmp_path):
 
 
 def test_an_interruption_counts_what_the_run_counts():
-    from simulate.engine import RunInterrupted
+    from simulate.runs.engine import RunInterrupted
 
     midway = RunInterrupted(500, 2000, "D", unit="match")
     assert "after 500 of 2,000 matches" in str(midway) and not midway.complete

@@ -31,10 +31,10 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.cli import app
-from simulate.cluster import parse_address
-from simulate.cluster.task import TaskRequest, VersionMismatch, describe, play_task
 from simulate.core.errors import CardsimError
-from simulate.request import make_request
+from simulate.runs.cluster import parse_address
+from simulate.runs.cluster.task import TaskRequest, VersionMismatch, describe, play_task
+from simulate.runs.request import make_request
 
 pytestmark = pytest.mark.xdist_group("cluster")  # one LocalCluster, fixed ports, real schedulers
 
@@ -176,8 +176,8 @@ def test_cluster_records_equal_one_machine(name, local_address, tmp_path):
 def test_logged_matches_over_several_tasks_are_numbered_as_on_one_machine(local_address, tmp_path):
     """Each task numbers its deals (and its logged deals' events) from 0; the client
     numbers both again: the events equal a one-machine run's, in every chunk."""
-    from simulate.cluster import connect
-    from simulate.engine import play_run
+    from simulate.runs.cluster import connect
+    from simulate.runs.engine import play_run
 
     request = make_request("pis-yedili", players=2, games=1_500, seed=21, threads=1, log=1_500)
     with connect(local_address, threads=1) as cluster:
@@ -434,7 +434,7 @@ def test_script_without_distributed_says_how_to_install_it(tmp_path):
 
 def test_importing_simulate_never_imports_distributed():
     code = (
-        "import sys, simulate, simulate.api, simulate.cli, simulate.cluster, simulate.engine\n"
+        "import sys, simulate, simulate.api, simulate.cli, simulate.runs.cluster, simulate.runs.engine\n"
         "assert 'distributed' not in sys.modules and 'dask' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -461,7 +461,7 @@ def test_addresses_accepted():
 
 def _set_worker_numba(version: str | None) -> None:
     """On a worker: pretend its numba is ``version`` (None: its own again)."""
-    import simulate.cluster.task as task
+    import simulate.runs.cluster.task as task
 
     real = getattr(task, "_real_worker_versions", task.worker_versions)
     task._real_worker_versions = real
@@ -497,7 +497,7 @@ def test_an_encoded_task_sends_the_files_the_writer_would_write():
     """``encoded``: a task sends what the client only writes as its files' bytes (single
     games: the games and the logged games' events; match play: the matches only, since
     the client numbers the deals again)."""
-    from simulate.folder.writer import Encoded, parquet_bytes
+    from simulate.runs.folder.writer import Encoded, parquet_bytes
 
     single = describe(make_request("crazy-eights", games=400, seed=3, log=20, threads=1))
     plain, encoded = play_task(single, 0, 300), play_task(single, 0, 300, encoded=True)
@@ -530,7 +530,7 @@ def test_a_user_strategy_must_be_importable_by_the_workers():
 @pytest.fixture
 def cluster_plays(monkeypatch):
     """The runs played through a cluster session (``Cluster.play_chunks`` calls)."""
-    import simulate.cluster.session as session
+    import simulate.runs.cluster.session as session
 
     calls = []
     real = session.Cluster.play_chunks
@@ -600,7 +600,7 @@ def test_search_on_a_cluster_finds_the_same_deals(local_address, cluster_plays):
 def test_search_keeps_the_same_deals_however_the_run_is_chunked():
     """Found.add sees chunks of any size: the longest deals are those of one chunk of all."""
     from simulate.commands.beggar_search import Found
-    from simulate.engine import play_chunks
+    from simulate.runs.engine import play_chunks
 
     request = make_request("bmn", games=6_000, seed=4, threads=1)
     whole, pieces = Found(request, 50), Found(request, 50)
@@ -627,7 +627,7 @@ def test_balance_on_a_cluster_gives_the_run_and_skill_records(local_address, tmp
 def test_balance_cli_connects_once_for_the_run_and_its_skill_games(
     local_address, tmp_path, monkeypatch
 ):
-    import simulate.cluster.session as session
+    import simulate.runs.cluster.session as session
 
     connects = []
     real = session.connect

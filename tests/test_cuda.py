@@ -211,7 +211,7 @@ def test_backend_cuda_names_the_games_it_plays(tmp_path):
     # A game without a GPU kernel (the toy plugin game) is refused, naming those with one.
     from plugin_helpers import installed, make_site
 
-    from simulate.request import make_request
+    from simulate.runs.request import make_request
 
     with installed(make_site(tmp_path / "site")):
         with pytest.raises(CardsimError) as refused:
@@ -240,8 +240,8 @@ def test_unknown_backend_and_cluster_are_refused():
 
 def test_importing_simulate_never_imports_numba_cuda():
     code = (
-        "import sys, simulate, simulate.api, simulate.request, simulate.core.gpu\n"
-        "from simulate.request import make_request\n"
+        "import sys, simulate, simulate.api, simulate.runs.request, simulate.core.gpu\n"
+        "from simulate.runs.request import make_request\n"
         "make_request('bmn', games=10)\n"
         "print('numba.cuda' in sys.modules)"
     )

@@ -19,12 +19,12 @@ from run_helpers import RUN_FOLDER, assert_intact, assert_same_bytes, chunk_file
 
 import simulate
 from analysis.load import load_run
-from simulate import engine
 from simulate.core.errors import CardsimError
 from simulate.core.rng import MAX_SEED
-from simulate.folder.manifest import read_manifest
-from simulate.folder.writer import RunWriter
-from simulate.request import make_request, request_from_meta
+from simulate.runs import engine
+from simulate.runs.folder.manifest import read_manifest
+from simulate.runs.folder.writer import RunWriter
+from simulate.runs.request import make_request, request_from_meta
 
 GAME = "beggar-my-neighbour"
 END_VALUES = {"out", "cycle", "time_limit"}
@@ -368,7 +368,7 @@ def test_interrupt_keeps_finished_chunks(tmp_path):
 def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
     # SIGINT arriving while a chunk is being written only asks the run to stop: the chunk is
     # finished and counted, and the run stops at the end of the chunk being played then.
-    from simulate.folder import writer as writer_module
+    from simulate.runs.folder import writer as writer_module
 
     real_writer = writer_module.pq.ParquetWriter
     calls = []
@@ -397,7 +397,7 @@ def test_signal_during_a_write_stops_after_the_chunk(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_signal_while_opening_the_file_leaves_no_partial(tmp_path, monkeypatch, signum):
-    from simulate.folder import writer as writer_module
+    from simulate.runs.folder import writer as writer_module
 
     real_writer = writer_module.pq.ParquetWriter
     opened = []

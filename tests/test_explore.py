@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import simulate
-from simulate import engine, exploration
+from simulate import exploration
 from simulate.cli import app
 from simulate.core.errors import CardsimError
 from simulate.exploration.file import read_explore_file
@@ -25,6 +25,7 @@ from simulate.exploration.measure import Candidate
 from simulate.exploration.plan import HOLDOUT_FIRST, plan_explore
 from simulate.exploration.racing import beats, distances, eliminate, pareto_front
 from simulate.exploration.space import Aim, parse_aim, parse_aims, parse_vary
+from simulate.runs import engine
 from simulate.studies.file import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -586,7 +587,7 @@ def test_an_explore_files_title_names_the_report_and_explore_json(tmp_path):
 def test_an_exploration_interrupted_while_writing_leaves_no_exploration(tmp_path, monkeypatch):
     """Ctrl-C while the files are written (issue 32: only explore.csv was left, and a
     rerun was refused): none of them is left, and the same command then runs."""
-    from simulate.folder import manifest
+    from simulate.runs.folder import manifest
 
     real, calls = manifest.write_file, []
 
@@ -648,7 +649,7 @@ def test_counted_measures_equal_the_measures_of_the_records(game, players, rules
     from analysis.balance import balance_measures
     from simulate.core.skill import skill_seats
     from simulate.exploration.measure import Budget, Sample, measure, play
-    from simulate.request import make_request
+    from simulate.runs.request import make_request
 
     common = {"players": players, "seed": 5, "rules": rules, "threads": 1}
     request = make_request(game, games=1, **common)

@@ -1,5 +1,5 @@
 """Aggregate-only runs reduced on the GPU (``--backend cuda --records none``): the same
-:class:`simulate.folder.aggregates.Aggregates`, and so the same report, as the CPU's reduction of the
+:class:`simulate.runs.folder.aggregates.Aggregates`, and so the same report, as the CPU's reduction of the
 same records.
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set in a fresh interpreter, as

@@ -148,8 +148,8 @@ def test_events_table_columns():
 
 
 def test_run_folder_keeps_the_log_chunked_and_load_run_reads_it(tmp_path):
-    from simulate.engine import play_run
-    from simulate.request import make_request
+    from simulate.runs.engine import play_run
+    from simulate.runs.request import make_request
 
     request = make_request("bmn", players=3, games=3_000, seed=8, threads=1, log=2_500)
     play_run(request, out=tmp_path / "run", chunk_size=1_000, collect=False)
@@ -170,9 +170,9 @@ def test_run_folder_keeps_the_log_chunked_and_load_run_reads_it(tmp_path):
 
 
 def test_resume_completes_the_log(tmp_path):
-    from simulate.engine import play_chunks, play_run, stream
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request
+    from simulate.runs.engine import play_chunks, play_run, stream
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request
 
     request = make_request("bmn", games=2_000, seed=4, threads=1, log=1_500)
     folder = tmp_path / "run"
@@ -257,12 +257,12 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     """--records none keeps the logged games' events, beside the aggregates of the chunks
     that hold them (later chunks merge into one file); they equal a full run's, the
     aggregates equal those of the full run's records, and --resume completes the log."""
-    from simulate.aggregate_runs import reduced
-    from simulate.engine import play_chunks, play_run, stream
-    from simulate.folder.aggregates import aggregate_games
-    from simulate.folder.manifest import read_manifest
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request
+    from simulate.runs.aggregate_runs import reduced
+    from simulate.runs.engine import play_chunks, play_run, stream
+    from simulate.runs.folder.aggregates import aggregate_games
+    from simulate.runs.folder.manifest import read_manifest
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request
 
     request = make_request("crazy-eights", players=3, games=5_000, seed=9, threads=1, log=1_500)
     aggregate_only = replace(request, records="none")

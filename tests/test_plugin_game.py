@@ -104,9 +104,9 @@ def test_run_folder_reads_back_and_chunks_change_nothing(plugin, tmp_path):
 
 def test_an_interrupted_run_resumes_to_the_same_records(plugin, plugin_env, tmp_path, cardsim_exe):
     from analysis.load import load_run
-    from simulate.engine import RunInterrupted, stream
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request
+    from simulate.runs.engine import RunInterrupted, stream
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request
 
     request = make_request("hc", players=4, games=5000, seed=9)
     delivered = []

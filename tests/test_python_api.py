@@ -89,9 +89,9 @@ def test_simulate_without_matches(tmp_path):
 def interrupted_run(out: Path, game: str, stop_at: int, **settings) -> None:
     """Leave in ``out`` the run of ``settings`` interrupted (as by Ctrl-C) once the chunk
     that starts at game ``stop_at`` is played: the chunks of 1,000 games before it kept."""
-    from simulate.engine import RunInterrupted, stream
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request
+    from simulate.runs.engine import RunInterrupted, stream
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request
 
     request = make_request(game, threads=1, **settings)
 
@@ -166,7 +166,7 @@ def test_import_simulate_loads_neither_numba_nor_pandas():
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() == "[]"
-    from simulate.request import DEFAULT_GAMES
+    from simulate.runs.request import DEFAULT_GAMES
 
     assert simulate.api.DEFAULT_GAMES == DEFAULT_GAMES
 
@@ -406,7 +406,8 @@ def test_charts_of_a_table_without_metadata_and_of_matches(bmn_games, match_run)
 def test_the_api_default_is_the_engine_default():
     """simulate.api keeps a copy (importing the engine's would load numpy on `import
     simulate`): the two must agree."""
-    from simulate import api, request
+    from simulate import api
+    from simulate.runs import request
 
     assert api.DEFAULT_GAMES == request.DEFAULT_GAMES
 
@@ -437,10 +438,10 @@ def test_importing_a_game_the_engine_or_analysis_never_imports_the_application_l
     and analysis run without the API, the CLI, the studies, the explorer or the cluster;
     ``simulate.simulate`` and ``from simulate import sweep`` still give the API's."""
     code = (
-        "import sys, simulate, simulate.games.shedding.kernel, simulate.engine\n"
-        "import simulate.folder.writer, analysis.load, analysis.reports\n"
+        "import sys, simulate, simulate.games.shedding.kernel, simulate.runs.engine\n"
+        "import simulate.runs.folder.writer, analysis.load, analysis.reports\n"
         "layer = ('simulate.api', 'simulate.cli', 'simulate.studies', 'simulate.exploration',\n"
-        "         'simulate.cluster', 'simulate.commands')\n"
+        "         'simulate.runs.cluster', 'simulate.commands')\n"
         "loaded = [m for m in sys.modules if m.startswith(layer)]\n"
         "assert not loaded, loaded\n"
         "from simulate import sweep\n"

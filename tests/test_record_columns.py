@@ -58,7 +58,7 @@ def _arrow_type(dtype) -> str:
 def test_records_have_exactly_the_spec_columns_and_types(tmp_path, game, options):
     import pyarrow.parquet as pq
 
-    from simulate.folder.manifest import read_manifest
+    from simulate.runs.folder.manifest import read_manifest
 
     simulate.run(game, games=60, seed=3, out=tmp_path / "run", **options)
     run = load_run(tmp_path / "run")

@@ -25,9 +25,9 @@ from run_helpers import records_equal
 
 import simulate
 from analysis.load import load_run
-from simulate.folder import manifest as mf
-from simulate.folder.lock import lock_folder
-from simulate.folder.records import DamagedRun
+from simulate.runs.folder import manifest as mf
+from simulate.runs.folder.lock import lock_folder
+from simulate.runs.folder.records import DamagedRun
 
 # The runs killed or failed on purpose are real processes (FAULTS: start_faulty, a full disk);
 # what a command then makes of their folder runs in this process (cardsim).
@@ -382,7 +382,7 @@ def test_manifest_ignores_a_line_cut_short_and_reports_a_garbled_one(tmp_path):
 def test_the_lock_is_reentrant_in_its_thread_and_refused_elsewhere(tmp_path):
     import threading
 
-    from simulate.folder.lock import FolderInUse, is_locked
+    from simulate.runs.folder.lock import FolderInUse, is_locked
 
     with lock_folder(tmp_path):
         with lock_folder(tmp_path):
@@ -405,7 +405,7 @@ def test_the_lock_is_reentrant_in_its_thread_and_refused_elsewhere(tmp_path):
         [
             sys.executable,
             "-c",
-            f"from simulate.folder.lock import is_locked; print(is_locked({str(tmp_path)!r}))",
+            f"from simulate.runs.folder.lock import is_locked; print(is_locked({str(tmp_path)!r}))",
         ],
         capture_output=True,
         text=True,

@@ -104,9 +104,9 @@ def test_match_runs_equal_the_reference(tmp_path, name, overrides, players):
 
 
 def test_an_interrupted_match_run_resumes_to_the_same_records(tmp_path):
-    from simulate import engine
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request, request_from_meta
+    from simulate.runs import engine
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request, request_from_meta
 
     out = tmp_path / "run"
     request = make_request("pis-yedili", players=3, games=900, seed=17, rules={"target_score": 80})
@@ -225,9 +225,9 @@ def test_rotated_seats_play_the_same_deals_in_every_seating():
 def test_a_rotated_run_counts_its_games_not_its_records(tmp_path):
     """With --rotate-seats run.json's completed_games counts deals (matches), not the rows
     of every seating; an interrupted rotated run resumes to the uninterrupted records."""
-    from simulate import engine
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request, request_from_meta
+    from simulate.runs import engine
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request, request_from_meta
 
     out = tmp_path / "run"
     seats = ["greedy", "random", "random"]

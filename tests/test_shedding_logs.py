@@ -145,9 +145,9 @@ def test_events_table_names_cards_and_suits():
 
 
 def test_run_folder_log_equals_memory_and_resume_completes_it(tmp_path):
-    from simulate.engine import play_chunks, play_run, stream
-    from simulate.folder.writer import RunWriter
-    from simulate.request import make_request
+    from simulate.runs.engine import play_chunks, play_run, stream
+    from simulate.runs.folder.writer import RunWriter
+    from simulate.runs.request import make_request
 
     options = dict(players=4, games=600, seed=8, log=450)
     request = make_request("crazy-eights", threads=1, **options)

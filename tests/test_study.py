@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate import engine
 from simulate.cli import app
 from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
+from simulate.runs import engine
 from simulate.studies.file import load_study, read_rule_file, split_seats
 from simulate.studies.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
 from simulate.studies.tomlines import KeyLines

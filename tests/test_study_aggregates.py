@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 from analysis.comparisons.report import compare_runs, write_comparison
 from analysis.load import load_run, open_run
 from analysis.paired_counts import NOT_KEPT, read_paired
-from simulate import engine
 from simulate.cli import app
-from simulate.engine import play_run
-from simulate.folder.distribution import Distribution
-from simulate.paired_runs import CellsWriter
-from simulate.request import make_request
+from simulate.runs import engine
+from simulate.runs.engine import play_run
+from simulate.runs.folder.distribution import Distribution
+from simulate.runs.paired_runs import CellsWriter
+from simulate.runs.request import make_request
 from simulate.studies.file import load_study
 from simulate.studies.sweep import RESUME, RUN, SweepInterrupted, plan_sweep, run_sweep
 

@@ -18,7 +18,7 @@ from analysis.load import load_run, open_run
 from analysis.reports import build_report
 from analysis.statistics.bootstrap import mean_interval
 from analysis.summary import COLUMNS, SUMMARY_FILE, read_summary, summary_along, summary_table
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 Z = 1.959963984540054
 """The normal quantile of a 95% interval."""

@@ -15,7 +15,7 @@ from cli_helpers import run_main
 from pandas.testing import assert_frame_equal
 
 from analysis.load import load_run
-from simulate.folder.writer import remove_run
+from simulate.runs.folder.writer import remove_run
 
 RUN = ["simulate", "bmn", "--games", "1000", "--seed", "5", "--threads", "1"]
 
@@ -114,7 +114,7 @@ def test_the_space_check_counts_the_event_log(tmp_path, monkeypatch):
     out of space)."""
     from collections import namedtuple
 
-    from simulate.folder import writer
+    from simulate.runs.folder import writer
 
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(writer.shutil, "disk_usage", lambda path: usage(10**9, 0, 3 * 10**6))

@@ -20,9 +20,9 @@ from cli_helpers import run_main
 from pandas.testing import assert_frame_equal
 
 from analysis.load import load_run
-from simulate.engine import play_run
-from simulate.folder import manifest as mf
-from simulate.request import make_request
+from simulate.runs.engine import play_run
+from simulate.runs.folder import manifest as mf
+from simulate.runs.request import make_request
 
 GAMES, CHUNK = 6_000, 2_000
 
@@ -184,7 +184,7 @@ def rewrite_chunk(folder: Path, index: int, change) -> None:
     size and checksum made to match: records that were wrong when written."""
     import pyarrow.parquet as pq
 
-    from simulate.folder.writer import parquet_bytes
+    from simulate.runs.folder.writer import parquet_bytes
 
     path = folder / mf.MANIFEST_FILE
     lines = path.read_text().splitlines()

@@ -19,7 +19,7 @@ from matplotlib.ticker import PercentFormatter
 
 from analysis.rendering.plots import keep_share_span, new_figure, no_data, survival_steps
 from simulate.core.measures import NEGLIGIBLE_SHARE
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 _LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))

@@ -55,7 +55,7 @@ from analysis.rendering.words import (
 )
 from analysis.reports.common import BOOTSTRAP_NOTE, count_text
 from analysis.statistics.stats import win_share_table
-from simulate.folder.batch import lead_column
+from simulate.runs.folder.batch import lead_column
 
 #: Longest rules text put in a chart title; beyond it the title points to the table.
 _TITLE_RULES_CHARS = 140

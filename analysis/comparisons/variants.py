@@ -81,9 +81,9 @@ from analysis.statistics.tally import (
     WinCounts,
     where_not,
 )
-from simulate.folder.batch import lead_column
-from simulate.folder.distribution import Distribution
-from simulate.folder.paired import deal_sums, match_sums
+from simulate.runs.folder.batch import lead_column
+from simulate.runs.folder.distribution import Distribution
+from simulate.runs.folder.paired import deal_sums, match_sums
 
 #: Family-wise error rate for "significant".
 ALPHA = 0.05
@@ -144,7 +144,7 @@ class Variant:
 
     ``seats`` (players + 1,) wins per seat then games with no winner; ``first`` the same
     by position relative to the seat that led the deal where the run says which did
-    (:func:`simulate.folder.batch.lead_column`; else equal to ``seats``);
+    (:func:`simulate.runs.folder.batch.lead_column`; else equal to ``seats``);
     ``ends`` games per end reason; ``length`` the distribution of the headline length
     (``length_unit``); ``scores`` each seat's score distribution (shedding games, else
     empty); ``matches`` the run's matches, or None; ``score_sum`` the distribution of each
@@ -222,12 +222,12 @@ def summarize(run: RunFolder, name: str) -> Variant:
 
 def _summed_scores(run: RunFolder) -> Distribution:
     """The distribution of each deal's scores summed over the seats, from an aggregate-only
-    run's groups (:mod:`simulate.folder.aggregates`): a deal's sum is its winner's score plus
+    run's groups (:mod:`simulate.runs.folder.aggregates`): a deal's sum is its winner's score plus
     ``others_score`` (with no winner, ``others_score`` is the sum), so in a group where one
     of the two takes a single value the sum's distribution is the other's, shifted. Every
     scoring of the rule book is so (the winner scores 0, or the others do); where neither
     is, the sum needs single deals and :class:`ReportError` says so."""
-    from simulate.folder.aggregates import OTHERS
+    from simulate.runs.folder.aggregates import OTHERS
 
     total = Distribution.empty()
     for key, group in run.aggregates.groups.items():

@@ -20,7 +20,7 @@ from matplotlib.ticker import PercentFormatter, StrMethodFormatter
 
 from analysis.rendering.words import fmt_num
 from simulate.core.measures import NEGLIGIBLE_SHARE
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 #: Share of games the histograms show; the longest 0.1% would squash the rest.
 _HIST_QUANTILE = 99.9
@@ -125,7 +125,7 @@ def _histogram_panel(ax, dist: Distribution, xlabel: str, hatch: str | None) -> 
 
 def survival_chart(x: np.ndarray, s: np.ndarray, title: str, unit: str = "cards") -> Figure:
     """Survival curve P(length > x) against x (in ``unit``: cards played, turns …), as from
-    :meth:`simulate.folder.distribution.Distribution.survival`, on a logarithmic y axis (so the
+    :meth:`simulate.runs.folder.distribution.Distribution.survival`, on a logarithmic y axis (so the
     rare very long deals stay visible)."""
     fig = new_figure(title, 8, 4.5)
     ax = fig.subplots()

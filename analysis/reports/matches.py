@@ -19,7 +19,7 @@ import pyarrow as pa
 from matplotlib.figure import Figure
 
 from analysis.errors import ReportError
-from simulate.folder.batch import BATCH_ROWS
+from simulate.runs.folder.batch import BATCH_ROWS
 
 if TYPE_CHECKING:
     from analysis.load import RunFolder
@@ -37,7 +37,7 @@ from analysis.rendering.words import (
 )
 from analysis.reports.common import count_text, win_table
 from analysis.statistics.stats import value_summary, wilson_interval
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 MATCHES_FILE = "matches.parquet"
 
@@ -92,7 +92,7 @@ def has_matches(run: RunFolder) -> bool:
 
 def aggregated_matches(matches, players: int) -> Matches:
     """The matches of an aggregate-only run (its
-    :class:`~simulate.folder.aggregates.MatchAggregates`) as :func:`read_matches` reads
+    :class:`~simulate.runs.folder.aggregates.MatchAggregates`) as :func:`read_matches` reads
     them from ``matches.parquet``."""
     totals = [matches.dist(f"total_{seat}") for seat in range(players)]
     return Matches(
@@ -117,7 +117,7 @@ def read_matches(run: RunFolder) -> Matches:
         if missing:
             raise ReportError(f"{path}: missing columns {', '.join(missing)}")
         # Wins counted in parts of 1/lcm(1..players) (a share is 1/m): exact, so the same
-        # however the matches are summed, an aggregate-only run's (simulate.folder.aggregates) too.
+        # however the matches are summed, an aggregate-only run's (simulate.runs.folder.aggregates) too.
         whole = math.lcm(*range(1, players + 1))
         n, parts = 0, np.zeros(players, np.int64)
         dists = [Distribution.empty() for _ in range(players)]

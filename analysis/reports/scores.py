@@ -13,8 +13,8 @@ from analysis.rendering.words import fmt_int, fmt_num, fmt_pct
 from analysis.reports.common import count_text
 from analysis.statistics.stats import finish_ranks, value_summary
 from analysis.statistics.tally import LabelCounts
-from simulate.folder.batch import Batch
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.batch import Batch
+from simulate.runs.folder.distribution import Distribution
 
 SCORING_MEANINGS = {
     "penalty": (
@@ -59,7 +59,7 @@ class OthersByFinish:
         """What :meth:`update` over every game gives, from an aggregate-only run
         (:class:`analysis.aggregates.AggregateView`), which keeps the others' summed
         score per group."""
-        from simulate.folder.aggregates import OTHERS
+        from simulate.runs.folder.aggregates import OTHERS
 
         out = [k for k in view.keys if view.value(k, "end") == "out"]
         special = [k for k in out if view.value(k, "finish_rank") in self.special]

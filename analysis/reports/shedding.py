@@ -47,7 +47,7 @@ from analysis.statistics.stats import (
     win_share_table,
 )
 from analysis.statistics.tally import LabelCounts, Longest, Values, WinCounts, where_in
-from simulate.folder.batch import lead_column
+from simulate.runs.folder.batch import lead_column
 
 #: The counts of a game, in the order of the length table: (column, row label).
 LENGTH_UNITS = (

@@ -1,6 +1,6 @@
 """The statistics behind the reports: numbers only, no words or charts.
 
-- :mod:`~simulate.folder.distribution`: an integer quantity held as counts per value,
+- :mod:`~simulate.runs.folder.distribution`: an integer quantity held as counts per value,
   with exact means, percentiles and survival curves;
 - :mod:`~analysis.statistics.tally`: the accumulators :func:`analysis.load.scan` feeds
   (win counts, counts per label, distributions, longest games), bounded in memory;

@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 #: Seed of the numpy Generator behind every bootstrap interval (``np.random.default_rng``).
 BOOTSTRAP_SEED = 20241130

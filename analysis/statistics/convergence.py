@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis.statistics.stats import wilson_interval
 from analysis.statistics.tally import Where
-from simulate.folder.batch import Batch, leaders
+from simulate.runs.folder.batch import Batch, leaders
 
 #: The smallest prefix reported.
 FIRST_PREFIX = 100
@@ -36,7 +36,7 @@ class Convergence:
     """Accumulates, at each of :func:`checkpoints` ``(games)``, the first seat's wins and
     the count, sum and sum of squares of ``length`` over the games ``where`` keeps (it may
     read the columns in ``needs``). The first seat is the one that led each deal, as the
-    ``lead`` column says (:func:`simulate.folder.batch.lead_column`), or seat 0 without one."""
+    ``lead`` column says (:func:`simulate.runs.folder.batch.lead_column`), or seat 0 without one."""
 
     def __init__(
         self,

@@ -17,9 +17,9 @@ interrupted runs, matches with different numbers of deals) the runs are not pair
 reason is given. In match play, the matches are paired by ``match`` the same way
 (``matches.parquet``).
 
-The counting itself, and the pairs' counts (:class:`~simulate.folder.paired.DealPairs`,
-:class:`~simulate.folder.paired.MatchPairs`), are the run layer's
-(:mod:`simulate.folder.paired`): they take any two streams of record batches in step, the
+The counting itself, and the pairs' counts (:class:`~simulate.runs.folder.paired.DealPairs`,
+:class:`~simulate.runs.folder.paired.MatchPairs`), are the run layer's
+(:mod:`simulate.runs.folder.paired`): they take any two streams of record batches in step, the
 files of two runs read here, or the records of one chunk range of two runs still in
 memory, as an aggregate-only study counts them while it plays; the pairs such a study
 keeps in its variants' folders are what :func:`pair_runs` gives for aggregate-only runs,
@@ -37,8 +37,8 @@ from analysis.errors import ReportError
 from analysis.load import BATCH_ROWS, RunFolder
 from analysis.rendering.words import fmt_int
 from analysis.reports.matches import has_matches
-from simulate.folder.batch import lead_column
-from simulate.folder.paired import (
+from simulate.runs.folder.batch import lead_column
+from simulate.runs.folder.paired import (
     DealPairs,
     MatchPairs,
     Unpaired,

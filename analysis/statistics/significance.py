@@ -21,7 +21,7 @@ import numpy as np
 from scipy import stats
 
 from analysis.statistics.stats import wilson_interval
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 #: A 2×2 table of paired binary outcomes: ``table[i][j]`` pairs whose first outcome is i
 #: and second j (1 a success, 0 not).

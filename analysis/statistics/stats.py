@@ -8,7 +8,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.distribution import Distribution
 
 #: Every way a game can end, in report order: Beggar-My-Neighbour, the shedding games.
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import NeedsSingleGames
-from simulate.folder.batch import Batch, leaders
-from simulate.folder.distribution import Distribution
+from simulate.runs.folder.batch import Batch, leaders
+from simulate.runs.folder.distribution import Distribution
 
 if TYPE_CHECKING:
     from analysis.aggregates import AggregateView
@@ -36,7 +36,7 @@ def where_in(column: str, names: Sequence[str]) -> Where:
 
 class WinCounts:
     """Wins per seat: ``seats`` has shape (players + 1,), the last entry counting games
-    with no winner. With a ``lead`` column (:func:`simulate.folder.batch.lead_column`)
+    with no winner. With a ``lead`` column (:func:`simulate.runs.folder.batch.lead_column`)
     ``positions`` counts wins by seat relative to the deal's leader (position 0 led), same
     shape; otherwise it is None."""
 

@@ -92,7 +92,7 @@ def balance(
     DIR/balance.csv the measures as numbers; the measures are printed too."""
     from .. import api
     from ..commands.balance import check_skill_options
-    from ..folder.writer import read_meta
+    from ..runs.folder.writer import read_meta
     from . import runs
 
     runs.check_scheduler(scheduler)
@@ -100,7 +100,7 @@ def balance(
     check_skill_options(info, skill, skill_games)
     if not resume and games is None:
         raise CardsimError("--games is needed: the games (matches) of the run, e.g. --games 100000")
-    from ..engine import RunInterrupted
+    from ..runs.engine import RunInterrupted
 
     given_rules = rule is not None or config is not None
     try:

@@ -137,7 +137,7 @@ def replay(
     folder (its rules, seats and seed; its log when it holds the game) or a game's name."""
     from ..games.registry import resolve_game
     from ..logs.replay import is_run_folder, replay_run
-    from ..request import make_request
+    from ..runs.request import make_request
 
     if is_run_folder(game):
         given = [
@@ -195,7 +195,7 @@ def search(
     """Hunt for records: play random deals, print the longest and any that never end."""
     from ..games.registry import resolve_game
     from ..games.spec import load
-    from ..request import make_request
+    from ..runs.request import make_request
 
     info = resolve_game(game, "search")
     if top < 1:

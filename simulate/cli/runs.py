@@ -60,7 +60,7 @@ SkipSpaceCheckOpt = Annotated[
 def check_scheduler(scheduler) -> None:
     """Refuse a bad ``--scheduler`` address in one line, before anything else is done."""
     if isinstance(scheduler, str):
-        from ..cluster import parse_address
+        from ..runs.cluster import parse_address
 
         parse_address(scheduler)
 
@@ -143,7 +143,7 @@ def simulate(
         )
     check_scheduler(scheduler)
     if records is not None:
-        from ..request import check_records
+        from ..runs.request import check_records
 
         check_records(records, "--records")
     if resume:
@@ -185,7 +185,7 @@ def play_and_report(game: str, out: Path, charts: dict | None, **options) -> Non
     ``formats``; None: no report). A signal stops the run with exit code 130 and the
     command that completes it."""
     from ..api import write_run
-    from ..engine import RunInterrupted
+    from ..runs.engine import RunInterrupted
 
     try:
         write_run(game, out=out, progress=True, **options)
@@ -205,7 +205,7 @@ def say(line: str) -> None:
 
 def say_interrupted(exc, game: str) -> None:
     """What a signal left of the run of ``game`` (a
-    :class:`~simulate.engine.RunInterrupted`), and the command that goes on from there."""
+    :class:`~simulate.runs.engine.RunInterrupted`), and the command that goes on from there."""
     then = (
         f"write its report with: cardsim report {exc.folder}"
         if exc.complete
@@ -240,10 +240,10 @@ def report(
 
 
 def folder_lock(folder: Path):
-    """The lock of a run folder (see :func:`simulate.folder.writer.lock_run`), or nothing
+    """The lock of a run folder (see :func:`simulate.runs.folder.writer.lock_run`), or nothing
     for a folder that is not a run: the reader then names what is missing, and nothing is
     written."""
-    from ..folder.writer import META_FILE, lock_run
+    from ..runs.folder.writer import META_FILE, lock_run
 
     return lock_run(folder) if (folder / META_FILE).is_file() else nullcontext()
 

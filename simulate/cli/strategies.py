@@ -124,7 +124,7 @@ def tune(
     check_scheduler(scheduler)
     tune_games = load(resolve_game(game, "tune").spec.tune_path)
     if out is not None:
-        from ..folder.paths import check_writable
+        from ..runs.folder.paths import check_writable
 
         check_writable(out, file=True)  # before the search, not after it
     with cluster_session(scheduler, threads) as cluster:
@@ -149,7 +149,7 @@ def tune(
     if out is not None:
         from dataclasses import asdict
 
-        from ..folder.writer import write_atomic
+        from ..runs.folder.writer import write_atomic
 
         write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
         typer.echo(f"wrote {out}")

@@ -119,7 +119,7 @@ def sweep(
     charts = dict(zip(("dpi", "formats"), chart_options(dpi, formats), strict=True))
     charts |= verdict_options(negligible_share, negligible_change)
     if scheduler is not None:
-        from ..cluster import parse_address
+        from ..runs.cluster import parse_address
 
         parse_address(scheduler)
     study = load_study(study_file)
@@ -191,7 +191,7 @@ def compare(
     negligible_change: NegligibleChangeOpt = None,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
-    from ..folder.writer import read_meta
+    from ..runs.folder.writer import read_meta
     from ..studies.sweep import comparison_writer
 
     dpi_, formats_ = chart_options(dpi, formats)
@@ -218,7 +218,7 @@ def compare(
         )
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    from ..folder.lock import lock_folder
+    from ..runs.folder.lock import lock_folder
 
     held = [name for name in COMPARISON_FILES if (out / name).exists()]
     if held and not force:

@@ -42,8 +42,8 @@ def plan_balance(
     ``skill_games`` (None: the run's games, or the skill games' own) are refused for a
     game without choices; skill games already in ``out/skill`` are refused unless
     ``force``, or completed (``resume``) when their settings are those asked."""
-    from ..folder.writer import check_space, holds_run, read_meta
     from ..games.registry import resolve_game
+    from ..runs.folder.writer import check_space, holds_run, read_meta
 
     out = Path(out)
     info = resolve_game(game)
@@ -99,7 +99,7 @@ def skill_request(main, skill: str | None, skill_games: int | None, threads: int
     """The skill games' request: ``main``'s game, players, rules and seed, the skilled
     strategy (None: :data:`~simulate.core.skill.DEFAULT_SKILL`) in seat 0 and random in the
     others, every deal once per seat."""
-    from ..request import make_request
+    from ..runs.request import make_request
 
     name = DEFAULT_SKILL if skill is None else skill
     try:
@@ -121,8 +121,8 @@ def skill_request(main, skill: str | None, skill_games: int | None, threads: int
 def check_skill_folder(folder: Path, request) -> None:
     """Refuse to resume skill games whose settings differ from those asked (their request
     identity, the number of games aside: a resume completes the folder's own)."""
-    from ..folder.writer import read_meta
-    from ..request import request_from_meta
+    from ..runs.folder.writer import read_meta
+    from ..runs.request import request_from_meta
 
     held, asked = request_from_meta(read_meta(folder)).identity(), request.identity()
     for key in ("game", "players", "seed", "rules", "strategies", "rotate_seats"):

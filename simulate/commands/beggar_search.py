@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import stream
 from ..games.beggar.deal import deal_string
 from ..games.spec import Chunk
-from ..request import Request
+from ..runs.engine import stream
+from ..runs.request import Request
 
 MAX_CYCLES_KEPT = 1000
 
@@ -90,7 +90,7 @@ class Found:
 
 def find_records(request: Request, top: int = 10, progress: bool = False, *, cluster=None) -> Found:
     """Play ``request`` without writing records, keeping the longest and looping deals.
-    ``cluster`` (:class:`simulate.cluster.session.Cluster`): the deals are played on its
+    ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`): the deals are played on its
     workers in tasks of chunks, whose records come back here in game order and are sifted
     as this machine's are: the same deals found."""
     found = Found(request, top)
@@ -101,5 +101,5 @@ def find_records(request: Request, top: int = 10, progress: bool = False, *, clu
 
 def search(request: Request, *, top: int = 10, progress: bool = False, cluster=None) -> str:
     """The longest of ``request``'s deals and any that never end, in words (played on
-    ``cluster``, a :class:`simulate.cluster.session.Cluster`, where given)."""
+    ``cluster``, a :class:`simulate.runs.cluster.session.Cluster`, where given)."""
     return find_records(request, top, progress=progress, cluster=cluster).text()

@@ -34,14 +34,14 @@ def cluster_session(scheduler, threads: int | None):
         from contextlib import nullcontext
 
         return nullcontext(scheduler)
-    from ..cluster import connect
+    from ..runs.cluster import connect
 
     return connect(scheduler, threads=threads)
 
 
 @dataclass(frozen=True)
 class RunPlan:
-    """A run folder to play: ``request`` (a :class:`~simulate.request.Request`: the run's
+    """A run folder to play: ``request`` (a :class:`~simulate.runs.request.Request`: the run's
     own when resumed) into ``out``, new (over a run there only with ``force``) or
     completed (``resume``); ``kept``: a complete run kept as it is (nothing to play)."""
 
@@ -74,7 +74,7 @@ def plan_run(
     """The plan of a run of ``game`` into ``out``, everything checked and nothing written.
 
     New: the request of the settings (``games`` None: 1,000,000; ``records`` None:
-    ``"all"``; :func:`simulate.request.make_request`), its records' size checked against
+    ``"all"``; :func:`simulate.runs.request.make_request`), its records' size checked against
     the disk's free space unless ``skip_space_check``. ``resume``: the run's own request
     (:func:`run_request`) to play on ``threads`` and ``backend``, the settings given (None,
     and ``rotate_seats`` False, where not given) checked against it
@@ -99,12 +99,12 @@ def plan_run(
             records=records,
         )
         if not skip_space_check:
-            from ..folder.writer import check_space
+            from ..runs.folder.writer import check_space
 
             check_space(out, request.meta(), request.games)
         return RunPlan(request, out, force=force)
-    from ..folder.writer import read_meta
-    from ..request import check_backend
+    from ..runs.folder.writer import read_meta
+    from ..runs.request import check_backend
 
     request = run_request(game, out, threads)
     check_settings(
@@ -136,10 +136,10 @@ def new_request(
     records: str | None = None,
     **settings,
 ):
-    """The request of a new run of ``game`` (:func:`simulate.request.make_request`) with
+    """The request of a new run of ``game`` (:func:`simulate.runs.request.make_request`) with
     the commands' defaults: ``games`` None, 1,000,000; ``log`` None, no game logged (or
     as ``--log`` takes it: ``"1,000"``, ``"all"``); ``records`` None, ``"all"``."""
-    from ..request import DEFAULT_GAMES, make_request
+    from ..runs.request import DEFAULT_GAMES, make_request
 
     return make_request(
         game,
@@ -153,7 +153,7 @@ def new_request(
 def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo = silent) -> None:
     """Open the folder of ``plan`` (:func:`plan_run`) and play its games into it
     (:func:`play_folder`); a kept run says so."""
-    from ..folder.writer import RunWriter
+    from ..runs.folder.writer import RunWriter
 
     if plan.kept:
         echo(f"{plan.out}: the run is complete, kept")
@@ -168,9 +168,9 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
 def run_request(game: str, out: Path, threads: int | None):
     """The request that the run in ``out`` (a run of ``game``) records in its run.json,
     to play on ``threads``."""
-    from ..folder.writer import read_meta
     from ..games.registry import resolve_game
-    from ..request import request_from_meta
+    from ..runs.folder.writer import read_meta
+    from ..runs.request import request_from_meta
 
     info = resolve_game(game)
     request = request_from_meta(read_meta(out), threads=threads)
@@ -182,7 +182,7 @@ def run_request(game: str, out: Path, threads: int | None):
 def reopen(out: Path, *, echo: Echo = silent):
     """The writer of the interrupted run in ``out``, reopened to complete it; ``echo``
     says whether it had crashed and which chunks were found damaged (played again)."""
-    from ..folder.writer import RunWriter, crashed, progress_text, read_meta
+    from ..runs.folder.writer import RunWriter, crashed, progress_text, read_meta
 
     was_crashed = crashed(out, read_meta(out))
     writer, meta = RunWriter.resume(out)
@@ -207,10 +207,10 @@ def check_settings(
     records: str | None = None,
 ) -> None:
     """Refuse a resume whose settings that decide records differ from those of the run's
-    request ``held`` (:meth:`~simulate.request.Request.identity`), naming each difference
+    request ``held`` (:meth:`~simulate.runs.request.Request.identity`), naming each difference
     by its option (the same command with ``--resume`` added is accepted). None, and
     ``rotate_seats`` False, stand for a setting not given."""
-    from ..request import logged_games, seat_strategies
+    from ..runs.request import logged_games, seat_strategies
 
     run = held.identity()
     differ = []
@@ -241,7 +241,7 @@ def check_settings(
 
 def log_count(log: int | str | None) -> int | str:
     """``--log``'s value (``N``, ``1,000``, ``all``; None: 0) as
-    :func:`simulate.request.make_request` takes it."""
+    :func:`simulate.runs.request.make_request` takes it."""
     if log is None:
         return 0
     if isinstance(log, int) and not isinstance(log, bool):
@@ -258,13 +258,13 @@ def play_folder(
     request, writer, out: Path, *, cluster=None, progress: bool = False, echo: Echo = silent
 ) -> None:
     """Play ``request``'s games into its run folder ``out`` through ``writer`` (closed
-    after), on ``cluster`` (:class:`simulate.cluster.session.Cluster`) where given, with a
+    after), on ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`) where given, with a
     progress bar on standard error with ``progress``; first ``echo`` says what is played
-    and where. Raises :class:`simulate.engine.RunInterrupted` when a signal stops the run
+    and where. Raises :class:`simulate.runs.engine.RunInterrupted` when a signal stops the run
     (the finished chunks are kept)."""
     from analysis.rendering.words import count_text
 
-    from ..engine import stream
+    from ..runs.engine import stream
 
     where = count_text(request.threads, "thread") if cluster is None else cluster.text
     if request.backend != "cpu":

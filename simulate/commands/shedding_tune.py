@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import CardsimError
-from ..engine import play_run
 from ..games.shedding.strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
-from ..request import make_request
+from ..runs.engine import play_run
+from ..runs.request import make_request
 
 POPULATION = 16
 ELITE = 4
@@ -81,7 +81,7 @@ def tune(
 ) -> TuneResult:
     """Search ``weighted`` weights against ``opponents`` with ``budget`` games in all (deals
     x seatings) for training, then evaluate the best on ``holdout`` held-out deals.
-    ``cluster`` (:class:`simulate.cluster.session.Cluster`): each candidate's games are
+    ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`): each candidate's games are
     played on its workers, cut into tasks of chunks (the candidates one after the other, as
     here): the same records, so the same result."""
     probe = make_request(

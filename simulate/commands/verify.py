@@ -27,8 +27,8 @@ import pyarrow.parquet as pq
 
 from ..core.errors import CardsimError
 from ..core.skill import SKILL_FOLDER
-from ..folder import manifest as mf
-from ..folder.writer import (
+from ..runs.folder import manifest as mf
+from ..runs.folder.writer import (
     FORMAT,
     META_FILE,
     RunWriter,
@@ -172,7 +172,7 @@ def _check_all(folder: Path, meta: dict, request, replay: int, verdict: Verdict)
 
 
 def _request(meta: dict, verdict: Verdict, threads: int | None):
-    from ..request import has_user_strategy, request_from_meta
+    from ..runs.request import has_user_strategy, request_from_meta
 
     try:
         return request_from_meta(meta, threads=threads)
@@ -219,7 +219,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
     longest and first games of each chunk) are replayed, up to ``replay`` of them, in
     single games; a match-play run keeps no whole match, so only the checksums check it.
     Returns whether any kept record differs from its replay."""
-    from ..folder.aggregates import Aggregates
+    from ..runs.folder.aggregates import Aggregates
 
     if request.match_play:
         verdict.notes.append(
@@ -253,7 +253,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
 def _kept_differs(request, game: int, stored: pa.Table) -> str | None:
     """What differs between the records of ``game`` kept in ``stored`` (some of its
     seatings, perhaps twice: longest and first) and a replay of it, or None."""
-    from ..engine import play_one
+    from ..runs.engine import play_one
 
     have = stored.filter(pc.equal(stored["game"], game))
     want = play_one(request, game).games
@@ -296,8 +296,8 @@ def _replay(request, key: str, games: list[int], stored: pa.Table):
     kernel call over their span when they are dense enough in it, else one by one (a game
     without a stored record, which gives no row to number a match's deals from, is left
     out: it is reported as such)."""
-    from ..engine import play_one, play_span
     from ..games.spec import Chunk
+    from ..runs.engine import play_one, play_span
 
     def row_of(game: int) -> int | None:
         rows = stored.filter(pc.equal(stored[key], game))
@@ -467,7 +467,7 @@ def _differs(have: pa.Table, want: pa.Table, label: str = "") -> str | None:
 def _repair(folder: Path, request, verdict: Verdict, echo) -> None:
     """Play again every damaged or missing chunk of ``folder`` (never one whose bytes are
     intact)."""
-    from ..engine import DEFAULT_CHUNK, play_chunks
+    from ..runs.engine import DEFAULT_CHUNK, play_chunks
 
     meta = read_meta(folder)
     end = mf.manifest_end(mf.read_manifest(folder)) if meta.get("format") == FORMAT else 0
@@ -481,7 +481,7 @@ def _repair(folder: Path, request, verdict: Verdict, echo) -> None:
         chunks = play_chunks(request, DEFAULT_CHUNK, False, spans, rows_before)
         for first, count, chunk in chunks:
             if meta.get("records") == "none":
-                from ..aggregate_runs import reduced
+                from ..runs.aggregate_runs import reduced
 
                 chunk = reduced(chunk, meta)
             writer.write(first, count, chunk.parts())

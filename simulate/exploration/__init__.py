@@ -30,7 +30,7 @@ FILES = ("explore.csv", "best.toml", "explore.json")
 def check_out(out: Path, force: bool) -> None:
     """Refuse a folder that holds an exploration unless ``force``, or that cannot be
     written (nothing is written)."""
-    from ..folder.paths import check_writable
+    from ..runs.folder.paths import check_writable
 
     check_writable(out)
     held = [name for name in FILES if (Path(out) / name).exists()]
@@ -57,7 +57,7 @@ def explore_into(
     result)``: the ``explore.csv`` table, the ``explore.json`` dict, the
     :class:`~simulate.exploration.run.Result`. ``cluster``: where the games are played,
     if not here (:func:`~simulate.exploration.run.run_explore`)."""
-    from ..folder.lock import lock_folder
+    from ..runs.folder.lock import lock_folder
     from .files import explore_meta, explore_table, write_files
     from .run import run_explore
 

@@ -312,7 +312,7 @@ def write_files(folder: Path, result: Result, table=None, meta=None):
     renamed into place, ``explore.json`` (which marks a finished exploration) last; an
     interruption before that removes those already renamed. Returns the table and the
     metadata (``table`` and ``meta`` when given, else made from ``result``)."""
-    from ..folder.manifest import write_file
+    from ..runs.folder.manifest import write_file
 
     table = explore_table(result) if table is None else table
     meta = explore_meta(result) if meta is None else meta

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.errors import CardsimError
-from ..request import Request
+from ..runs.request import Request
 from .plan import known_deals
 from .space import FAILED, UNCLEAR, Aim, RuleSet
 
@@ -227,11 +227,11 @@ def play(
     """Play ``candidate``'s games (matches) ``first .. stop − 1`` into ``sample``, and
     the skill games on the same indices, charging ``budget``; returns the units played
     (fewer than asked only when matches played to a score would overrun the budget).
-    ``cluster`` (:class:`simulate.cluster.session.Cluster`): the games are played on its
+    ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`): the games are played on its
     workers, the block cut into tasks of chunks; the records, in game order, are this
     machine's, so the measures and every choice made from them are too. ``observe`` is
     given each chunk's records of games (not the skill games'), in game order."""
-    from ..engine import play_chunks
+    from ..runs.engine import play_chunks
 
     if cluster is not None:
         play_chunks = cluster.play_chunks

@@ -24,7 +24,7 @@ from ..core.errors import CardsimError
 from ..core.rng import MAX_SEED
 from ..core.skill import DEFAULT_SKILL, skill_seats
 from ..games.registry import GameInfo, check_players, resolve_game
-from ..request import Request, make_request
+from ..runs.request import Request, make_request
 from .space import (
     Aim,
     Knob,

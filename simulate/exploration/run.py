@@ -82,7 +82,7 @@ class Result:
 
 def run_explore(plan: Plan, *, echo: Echo = lambda line: None, cluster=None) -> Result:
     """Search ``plan``'s space, race, confirm; every deal charged to the budget. ``cluster``
-    (:class:`simulate.cluster.session.Cluster`): where every block of games is played, if
+    (:class:`simulate.runs.cluster.session.Cluster`): where every block of games is played, if
     not here (the same records, so the same choices)."""
     started = time.perf_counter()
     budget = Budget(plan.budget)
@@ -416,7 +416,7 @@ class _State:
 
     def _pairs(self, base: Candidate, candidate: Candidate) -> bool:
         """Whether ``candidate`` deals the base's cards game for game (single deals only)."""
-        from ..folder.paired import deal_obstacle
+        from ..runs.folder.paired import deal_obstacle
 
         if candidate is base or self.plan.base.match_play:
             return False

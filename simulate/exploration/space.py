@@ -1,6 +1,6 @@
 """The rule space of ``cardsim explore`` and its aims: ``--vary`` and ``--aim`` read and
 checked, and the product of the varied knobs' values enumerated, each rule set checked by
-:func:`simulate.request.make_request` (those it refuses are skipped and counted by reason).
+:func:`simulate.runs.request.make_request` (those it refuses are skipped and counted by reason).
 
 Everything here runs before a game is played, so a mistake costs a fraction of a second
 and writes nothing.

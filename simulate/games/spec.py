@@ -72,12 +72,12 @@ class Chunk:
     when none of the chunk's games is logged."""
     aggregates: Any = None
     """An aggregate-only run (``--records none``): the chunk's statistics
-    (:class:`simulate.folder.aggregates.Aggregates`), in place of its records (``games`` and
+    (:class:`simulate.runs.folder.aggregates.Aggregates`), in place of its records (``games`` and
     ``matches`` are then None); ``events`` is kept all the same."""
 
     def parts(self) -> dict[str, Any]:
         """What a run folder keeps of the chunk, by record kind, as
-        :meth:`simulate.folder.writer.RunWriter.write` takes it (None: no file)."""
+        :meth:`simulate.runs.folder.writer.RunWriter.write` takes it (None: no file)."""
         if self.aggregates is not None:
             return {"aggregates": self.aggregates, "events": self.events}
         return {"games": self.games, "matches": self.matches, "events": self.events}
@@ -88,7 +88,7 @@ class GameEngine(Protocol):
 
     def play(self, request: Any, seating: tuple, first: int, count: int, row: int) -> Chunk:
         """The records of games (matches, in match play) ``first .. first + count - 1`` of
-        ``request`` (a :class:`simulate.request.Request`) with the seats' strategies
+        ``request`` (a :class:`simulate.runs.request.Request`) with the seats' strategies
         ``seating`` (the game's own strategy objects; empty for a game without decisions);
         ``row``: the ``game`` number of the first record in match play. ``request.backend``
         says where to play them, one of the spec's ``backends``; the records are the same
@@ -96,10 +96,10 @@ class GameEngine(Protocol):
 
         Optional, for an aggregate-only run (``records="none"``): ``play_aggregates(request,
         seating, first, count, **reduce)``, the same games reduced to their
-        :class:`simulate.folder.aggregates.Aggregates` where they are played (the GPU:
-        :func:`simulate.gpu_aggregates.reduce_on_device`), or None, before playing anything,
+        :class:`simulate.runs.folder.aggregates.Aggregates` where they are played (the GPU:
+        :func:`simulate.runs.gpu_aggregates.reduce_on_device`), or None, before playing anything,
         where the records are to be reduced on the CPU
-        (:func:`simulate.aggregate_runs.reduced_where_played`)."""
+        (:func:`simulate.runs.aggregate_runs.reduced_where_played`)."""
         ...
 
 

@@ -42,8 +42,8 @@ def replay_run(
     words (``form="text"``) or as its events (``"json"``: one object per event; ``"csv"``).
     ``rotation``: the seating, in a run with rotated seats. Raises CardsimError for a game
     outside the run, a folder that is not a run, or a game that cannot give its events."""
-    from ..folder.writer import read_meta
-    from ..request import request_from_meta
+    from ..runs.folder.writer import read_meta
+    from ..runs.request import request_from_meta
 
     folder = Path(folder)
     if not is_run_folder(folder):
@@ -114,7 +114,7 @@ def _logged_events(folder: Path, meta: dict, index: int, deal: int | None, rotat
     """The rows of the game (deal) the folder logged, or None when it did not log it."""
     if index >= int(meta.get("log", 0)) or meta.get("format", 1) < 2:
         return None
-    from ..folder.records import record_files
+    from ..runs.folder.records import record_files
 
     files = record_files(folder, meta, "events")
     if not files:

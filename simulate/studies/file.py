@@ -73,7 +73,7 @@ class Cell:
     variant: Variant
     players: int
     request: object
-    """The :class:`simulate.engine.Request` of the cell's run."""
+    """The :class:`simulate.runs.engine.Request` of the cell's run."""
     skill: object = None
     """With the study's ``skill``: the request of the cell's skill games (the skilled
     strategy in seat 0, random in the others, rotated over the seats, on the cell's seed and
@@ -103,7 +103,7 @@ class Study:
     """The skilled strategy whose skill games each cell also plays, or None."""
     records: str = "all"
     """What each cell keeps: ``all`` its records, ``none`` its statistics alone (an
-    aggregate-only study, :mod:`simulate.paired_runs`)."""
+    aggregate-only study, :mod:`simulate.runs.paired_runs`)."""
 
     def error(self, key_path: tuple, message: str) -> CardsimError:
         """A one-line error naming this file and the line of ``key_path``."""
@@ -118,7 +118,7 @@ class Study:
 
         info = resolve_game(self.game)
         rules_of = {variant.name: self.variant_rules(variant) for variant in self.variants}
-        from ..request import make_request
+        from ..runs.request import make_request
 
         make_request(self.game, games=1, seed=0, threads=threads)  # checks --threads alone
         counts = self.players or (info.default_players,)
@@ -151,7 +151,7 @@ class Study:
         """The skill games' request of a cell's ``request`` (None without ``skill``)."""
         if self.skill is None:
             return None
-        from ..request import make_request
+        from ..runs.request import make_request
 
         try:
             return make_request(
@@ -318,7 +318,7 @@ def load_study(path: str | Path) -> Study:
 
 def _records(value, fail) -> str:
     """The ``records`` key: ``all`` or ``none``, as ``--records`` takes it."""
-    from ..request import RECORDS
+    from ..runs.request import RECORDS
 
     if value not in RECORDS:
         raise fail(("records",), f"records must be {' or '.join(RECORDS)} in quotes, got {value!r}")

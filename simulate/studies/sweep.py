@@ -10,12 +10,12 @@ Everything is checked before anything is written (:func:`plan_sweep`). A folder 
 already holds a study is refused unless ``force`` (its cells are overwritten) or ``resume``
 (finished cells are kept, an interrupted one is completed, missing ones are run; a cell
 whose folder holds a run of other settings is refused). Each cell streams through
-:func:`simulate.engine.stream`, so an interruption keeps its finished chunks.
+:func:`simulate.runs.engine.stream`, so an interruption keeps its finished chunks.
 
 With ``records="none"`` (``--records none``, or ``records = "none"`` in the study) every
 cell is an aggregate-only run folder, and the cells of one player count are played
 together, range by range, so that each variant keeps its paired counts against the base
-and the comparison stays paired (:mod:`simulate.paired_runs`).
+and the comparison stays paired (:mod:`simulate.runs.paired_runs`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from pathlib import Path
 
 from ..core.errors import CardsimError
 from ..core.skill import SKILL_FOLDER
-from ..folder.lock import FolderInUse, is_locked, lock_folder
-from ..folder.paths import check_writable
-from ..folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
-from ..request import request_from_meta
+from ..runs.folder.lock import FolderInUse, is_locked, lock_folder
+from ..runs.folder.paths import check_writable
+from ..runs.folder.writer import RunWriter, crashed, holds_run, read_meta, write_atomic
+from ..runs.request import request_from_meta
 from .file import Cell, Study
 
 STUDY_COPY = "study.toml"
@@ -116,7 +116,7 @@ def plan_sweep(
 
 def _check_records(study: Study, records: str) -> None:
     """Refuse, in one line, a ``records`` value the cells cannot keep."""
-    from ..request import check_records
+    from ..runs.request import check_records
 
     check_records(records, "--records")
     if records == "none" and study.skill is not None:
@@ -175,7 +175,7 @@ def run_sweep(
     ``charts`` (``dpi``, ``formats``; the verdict's ``negligible_share``,
     ``negligible_change``) passed on to ``write_comparison``.
 
-    ``cluster`` (:class:`simulate.cluster.session.Cluster`): where the cells' games are
+    ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`): where the cells' games are
     played, if not here (each cell's run folder is written here all the same).
 
     Returns the comparison reports written (HTML and Markdown paths). Raises
@@ -217,7 +217,7 @@ def _play(
 ):
     """One run of the study into ``folder``: played (``run``), completed (``resume``) or
     kept (``skip``)."""
-    from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
+    from ..runs.engine import DEFAULT_CHUNK, RunInterrupted, stream
 
     if action == SKIP:
         echo(f"{label}: complete, kept")
@@ -249,12 +249,12 @@ def _play(
 def _play_together(
     plan: SweepPlan, players: int, progress, echo: Callable[[str], None], chunk_size, cluster
 ) -> None:
-    """The aggregate-only cells of ``players``, played together (:mod:`simulate.paired_runs`):
+    """The aggregate-only cells of ``players``, played together (:mod:`simulate.runs.paired_runs`):
     each range of games of every variant, its statistics and paired counts written into
     the cells' folders; complete cells are kept (and played again only as the base of
     another cell's pairs)."""
-    from ..engine import DEFAULT_CHUNK, RunInterrupted, stream
-    from ..paired_runs import CellsWriter, play_here
+    from ..runs.engine import DEFAULT_CHUNK, RunInterrupted, stream
+    from ..runs.paired_runs import CellsWriter, play_here
 
     cells = [(i, cell) for i, cell in enumerate(plan.cells) if cell.players == players]
     total = len(plan.cells)
@@ -284,7 +284,7 @@ def _play_together(
         if cluster is None:
             play = play_here(requests)
         else:
-            from ..cluster.together import play_on
+            from ..runs.cluster.together import play_on
 
             play = play_on(cluster, requests)
         try:

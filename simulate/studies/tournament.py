@@ -14,11 +14,11 @@ import json
 from pathlib import Path
 
 from ..core.errors import CardsimError
-from ..engine import stream
-from ..folder.lock import lock_folder
-from ..folder.writer import RunWriter, holds_run, write_atomic
 from ..games.registry import resolve_game
-from ..request import make_request, seat_strategies
+from ..runs.engine import stream
+from ..runs.folder.lock import lock_folder
+from ..runs.folder.writer import RunWriter, holds_run, write_atomic
+from ..runs.request import make_request, seat_strategies
 
 
 def pairings(count: int, players: int) -> list[tuple[int, int]]:
@@ -44,7 +44,7 @@ def run_tournament(
     """Play every pairing of ``strategies`` into ``out`` (one run folder per pairing, and
     ``tournament.json``); returns ``out``. ``games`` deals per pairing, each played once per
     seat; ``rules``: knob overrides. ``cluster``
-    (:class:`simulate.cluster.session.Cluster`): where every pairing's games are played, if
+    (:class:`simulate.runs.cluster.session.Cluster`): where every pairing's games are played, if
     not here (its run folder is written here all the same). Raises CardsimError for a bad
     request."""
     if len(strategies) < 2:

@@ -31,7 +31,7 @@ class BeggarEngine:
 
     def play_aggregates(self, request, seating: tuple, first: int, count: int, **reduce):
         """:meth:`play`'s games reduced to their statistics on the GPU
-        (:func:`simulate.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
+        (:func:`simulate.runs.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
         None, before playing anything, where the records go through the CPU: a CPU run, or
         logged games among these."""
         if (
@@ -40,7 +40,7 @@ class BeggarEngine:
             or getattr(request, "log", 0) > first
         ):
             return None
-        from ...gpu_aggregates import reduce_on_device
+        from ...runs.gpu_aggregates import reduce_on_device
         from . import cuda_batch
 
         chunk = cuda_batch.device_chunk(request.seed, first, count, request.players, request.rules)

@@ -40,13 +40,13 @@ class SheddingEngine:
 
     def play_aggregates(self, request, seating: tuple, first: int, count: int, **reduce):
         """:meth:`play`'s games reduced to their statistics on the GPU
-        (:func:`simulate.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
+        (:func:`simulate.runs.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
         None, before playing anything, where the records go through the CPU: a CPU run,
         match play, or logged games among these."""
         cuda = getattr(request, "backend", "cpu") == "cuda"
         if not cuda or request.match_play or count < 1 or getattr(request, "log", 0) > first:
             return None
-        from ...gpu_aggregates import reduce_on_device
+        from ...runs.gpu_aggregates import reduce_on_device
         from . import cuda_batch
 
         chunk = cuda_batch.device_chunk(

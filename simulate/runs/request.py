@@ -14,11 +14,11 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core.errors import CardsimError
-from .core.gpu import BACKENDS, check_gpu
-from .core.rng import MAX_SEED
-from .games.registry import GameInfo, check_players, resolve_game
-from .games.registry import specs as game_specs
+from ..core.errors import CardsimError
+from ..core.gpu import BACKENDS, check_gpu
+from ..core.rng import MAX_SEED
+from ..games.registry import GameInfo, check_players, resolve_game
+from ..games.registry import specs as game_specs
 
 DEFAULT_GAMES = 1_000_000
 MAX_LOG_ALL = 100_000
@@ -69,7 +69,7 @@ class Request:
     (logged games are played on the CPU whatever it is)."""
     records: str = "all"
     """What the run keeps (:data:`RECORDS`): ``all``, every game's row; ``none``, its
-    statistics only (an aggregate-only run, :mod:`simulate.folder.aggregates`)."""
+    statistics only (an aggregate-only run, :mod:`simulate.runs.folder.aggregates`)."""
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""

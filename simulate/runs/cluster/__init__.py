@@ -3,7 +3,7 @@
 A run on a cluster is a run on one machine whose chunks are played elsewhere: the client
 cuts the games into tasks of one chunk each (:mod:`.task` is what a worker runs), keeps a
 bounded number in flight, and hands the chunks in game order to
-:func:`simulate.engine.stream`, which writes the run folder exactly as it does for a run
+:func:`simulate.runs.engine.stream`, which writes the run folder exactly as it does for a run
 played here (the same writer, manifest, lock and interruption handling). Every record is a
 pure function of (seed, game index), so the records are those of a one-machine run.
 

@@ -1,7 +1,7 @@
 """The record files of a run folder, read as one table per kind (``games``, ``matches``).
 
 A run folder keeps each kind of record as one Parquet file per chunk, listed in
-``manifest.jsonl`` with its checksum (:mod:`simulate.folder.manifest`); a folder written before
+``manifest.jsonl`` with its checksum (:mod:`simulate.runs.folder.manifest`); a folder written before
 the manifest keeps one ``games.parquet`` (and ``matches.parquet``). Either way
 :class:`RecordFiles` reads the kind as one table, in game order: every chunk file's bytes
 are checked against their checksum as they are read, and damage ends in one
@@ -22,7 +22,7 @@ from . import manifest as mf
 from .errors import ReportError
 
 if TYPE_CHECKING:
-    from ..games.spec import GameSpec
+    from ...games.spec import GameSpec
 
 LEGACY_FILES = {"games": "games.parquet", "matches": "matches.parquet"}
 
@@ -34,7 +34,7 @@ class DamagedRun(ReportError):
 @dataclass(frozen=True)
 class RecordFiles:
     """One kind of record of a run folder: its files in game order, each with the
-    :class:`simulate.folder.manifest.Part` the manifest lists (None for a folder written before
+    :class:`simulate.runs.folder.manifest.Part` the manifest lists (None for a folder written before
     the manifest)."""
 
     folder: Path
@@ -142,7 +142,7 @@ def damaged(
 def game_spec(meta: Mapping) -> GameSpec:
     """The spec of the game a ``run.json`` names (see :mod:`simulate.games.spec`); a game
     this installation does not know is a :class:`ReportError`."""
-    from ..games.registry import info_of
+    from ...games.registry import info_of
 
     info = info_of(meta["game"])
     if info is None:

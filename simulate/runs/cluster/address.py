@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.errors import CardsimError
+from ...core.errors import CardsimError
 from ..request import max_threads
 
 SCHEMES = ("tcp", "tls", "ws", "wss")

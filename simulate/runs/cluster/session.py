@@ -2,17 +2,17 @@
 
 :func:`connect` reaches the scheduler (or starts a ``LocalCluster`` of one-thread worker
 processes), waits for a worker, and refuses workers whose cardsim, numba or numpy differ
-from the client's. :meth:`Cluster.play_chunks` is :func:`simulate.engine.play_chunks` on
+from the client's. :meth:`Cluster.play_chunks` is :func:`simulate.runs.engine.play_chunks` on
 the cluster: it cuts the games into tasks of one chunk each, keeps at most
 :data:`IN_FLIGHT_PER_WORKER` tasks per worker in flight (so the chunks waiting on the
 client stay bounded), and yields the chunks in game order as they arrive, so that
-:func:`simulate.engine.stream` writes the run folder exactly as for a run played here.
+:func:`simulate.runs.engine.stream` writes the run folder exactly as for a run played here.
 
 Faults: a worker that dies takes its tasks with it and the scheduler runs them again
 elsewhere (a task that kills :data:`ALLOWED_FAILURES` workers stops the run, kept as an
 interruption); a scheduler lost mid-run stops the run as an interruption
-(:class:`simulate.engine.RunStopped`); the client's Ctrl-C and SIGTERM are
-:func:`~simulate.engine.stream`'s, and the tasks still in flight are cancelled.
+(:class:`simulate.runs.engine.RunStopped`); the client's Ctrl-C and SIGTERM are
+:func:`~simulate.runs.engine.stream`'s, and the tasks still in flight are cancelled.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core import arrow
-from ..core.errors import CardsimError
-from ..games.spec import Chunk
+from ...core import arrow
+from ...core.errors import CardsimError
+from ...games.spec import Chunk
 from ..request import Request, max_threads
 from .address import SchedulerAddress, parse_address
 from .task import VERSIONED, Along, check_versions, describe, play_task, worker_versions
@@ -44,7 +44,7 @@ WORKERS_TIMEOUT_S = 30
 """How long to wait for a scheduler's first worker."""
 TASKS_PER_WORKER = 4
 """A run is cut into about this many tasks per worker (fewer where chunks would exceed
-:data:`simulate.engine.DEFAULT_CHUNK` records), so that the last tasks are short."""
+:data:`simulate.runs.engine.DEFAULT_CHUNK` records), so that the last tasks are short."""
 SMALLEST_TASK = 1 << 14
 """Records below which a run is not cut further (a task then takes some 20 ms or more)."""
 AGGREGATE_TASK_CHUNKS = 16
@@ -290,13 +290,13 @@ class Cluster:
         encoded: bool = False,
         along: Along | None = None,
     ) -> Iterator[tuple[int, int, Chunk]]:
-        """:func:`simulate.engine.play_chunks` on the cluster: the same arguments, the
+        """:func:`simulate.runs.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
         the games of every task as it comes back. Closing the generator cancels the tasks
         still in flight. A request of ``records="none"``: each task returns its chunk
-        reduced to its statistics (:func:`simulate.aggregate_runs.reduced`), yielded as it
+        reduced to its statistics (:func:`simulate.runs.aggregate_runs.reduced`), yielded as it
         is. ``along``: the variants each task plays together with ``request``
-        (:mod:`simulate.cluster.together`).
+        (:mod:`simulate.runs.cluster.together`).
         ``encoded``: the tables that go to the run folder as they are come encoded
         (:func:`.task.play_task`), for a caller that only writes them."""
         from distributed import as_completed

@@ -250,7 +250,7 @@ def count_deal_pairs(
     """The paired counts of two runs' records, given as two streams of record batches in
     game order (two runs' files, or one chunk range of each still in memory) holding at
     least the :func:`pair_columns`: the deals are paired by position and checked to have
-    the same ``keys``; ``leads`` is each run's :func:`~simulate.folder.batch.lead_column`.
+    the same ``keys``; ``leads`` is each run's :func:`~simulate.runs.folder.batch.lead_column`.
     See :func:`pair_runs` for ``length``, ``skip_ends`` and ``sums``. Raises
     :class:`Unpaired` when the streams do not hold the same deals at the same positions."""
     sums = dict(sums or {})

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..core.errors import CardsimError
+from ...core.errors import CardsimError
 
 
 def check_writable(path: str | Path, *, option: str = "--out", file: bool = False) -> None:

@@ -42,9 +42,9 @@ def _noop(index: int) -> int:
 def _warm(_: int = 0) -> int:
     """Load (or compile) the timed run's kernels on a worker, and what an aggregate-only
     task imports; the games played."""
-    import simulate.folder.aggregates  # noqa: F401
-    from simulate.engine import play_chunk
-    from simulate.request import make_request
+    import simulate.runs.folder.aggregates  # noqa: F401
+    from simulate.runs.engine import play_chunk
+    from simulate.runs.request import make_request
 
     game, _options = RUN
     request = make_request(game, games=1_000, seed=1, threads=1, rules={"match_deals": None})
@@ -127,8 +127,8 @@ def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
     tables, ``all`` encoded as the files' bytes, as a run into a folder sends them, and
     ``none``), for a chunk of ``games`` single Pis Yedili games and of
     Beggar-My-Neighbour deals."""
-    from simulate.cluster.task import describe, play_task
-    from simulate.request import make_request
+    from simulate.runs.cluster.task import describe, play_task
+    from simulate.runs.request import make_request
 
     sizes = {}
     for label, game, rules in (

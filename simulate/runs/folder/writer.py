@@ -35,7 +35,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..core.errors import CardsimError
+from ...core.errors import CardsimError
 from . import manifest as mf
 from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
 from .manifest import progress_text, resume_hint
@@ -339,7 +339,7 @@ class RunWriter:
     def _write_aggregates(
         self, first: int, count: int, found, events: pa.Table | None, paired=None
     ) -> None:
-        """An aggregate-only chunk (:class:`simulate.folder.aggregates.Aggregates`): merged into
+        """An aggregate-only chunk (:class:`simulate.runs.folder.aggregates.Aggregates`): merged into
         the chunk that ends where it starts, written as one new file (durable), the
         manifest replaced atomically, the old file removed; so the folder holds one
         aggregates file of bounded size, and a crash loses at most this chunk.
@@ -544,7 +544,7 @@ def migrate_legacy(folder: Path, meta: dict) -> list[str]:
 def estimated_bytes_per_game(meta: dict) -> float:
     """About how many bytes a game (a match of about ``match_deals`` or 8 deals, in match
     play) takes on disk, from the game's generous size of a record."""
-    from ..games.registry import info_of
+    from ...games.registry import info_of
 
     info = info_of(meta.get("game", ""))
     players = int(meta.get("players", 2))

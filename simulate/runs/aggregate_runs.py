@@ -1,5 +1,5 @@
 """Aggregate-only runs (``--records none``, a request's ``records="none"``) on the
-engine's side: a chunk reduced to its statistics (:mod:`simulate.folder.aggregates`, imported only
+engine's side: a chunk reduced to its statistics (:mod:`simulate.runs.folder.aggregates`, imported only
 when asked)."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 def reduced_where_played(request, seatings: list, first: int, count: int, playing):
     """Games (matches) ``first .. first + count - 1`` in every seating reduced to their
     statistics where the game's engine plays them (on the GPU: its ``play_aggregates``,
-    :mod:`simulate.gpu_aggregates`), as a reduced Chunk; None, before anything is played,
+    :mod:`simulate.runs.gpu_aggregates`), as a reduced Chunk; None, before anything is played,
     where the engine leaves the reduction to :func:`reduced` (a CPU run, match play, logged
     games). ``playing`` hears which seating is being played. The seatings' statistics are
     merged, as the CPU reduces their interleaved records."""
-    from .games.spec import Chunk
+    from ..games.spec import Chunk
 
     play = getattr(request.game.spec.engine(), "play_aggregates", None)
     if play is None:
@@ -30,11 +30,11 @@ def reduced_where_played(request, seatings: list, first: int, count: int, playin
 
 def reduced(chunk, meta: dict):
     """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
-    Chunk whose ``aggregates`` (:class:`simulate.folder.aggregates.Aggregates`) stand for its
+    Chunk whose ``aggregates`` (:class:`simulate.runs.folder.aggregates.Aggregates`) stand for its
     records, which it no longer holds; its logged games' ``events`` stay (itself when it
     is reduced already, as a cluster's task returns it)."""
+    from ..games.spec import Chunk
     from .folder.aggregates import aggregate_games
-    from .games.spec import Chunk
 
     if chunk.aggregates is not None:
         return chunk

@@ -3,7 +3,7 @@
 The client sends each task a :class:`TaskRequest`: the run's settings as ``run.json``
 records them (JSON), the module path of each user strategy, the threads numba may use on
 the worker, and the client's versions of the packages that decide records. The worker
-rebuilds the :class:`~simulate.request.Request` from it (once per process: it is cached),
+rebuilds the :class:`~simulate.runs.request.Request` from it (once per process: it is cached),
 checks its versions against the client's, and plays the chunk with the CPU kernels
 (compiled, or loaded from numba's cache, once per process). The chunk (pyarrow tables)
 goes back to the client, which writes it.
@@ -24,8 +24,8 @@ import json
 import threading
 from dataclasses import dataclass
 
-from ..core.errors import CardsimError
-from ..games.spec import Chunk
+from ...core.errors import CardsimError
+from ...games.spec import Chunk
 from ..request import Request, make_request, max_threads
 
 VERSIONED = ("cardsim", "numba", "numpy")
@@ -186,9 +186,9 @@ _ONE_AT_A_TIME = threading.Lock()
 @dataclass(frozen=True)
 class Along:
     """``along`` of :func:`play_task` for an aggregate-only study's cells of one player
-    count (:mod:`simulate.paired_runs`): the task plays its range of the base (its
+    count (:mod:`simulate.runs.paired_runs`): the task plays its range of the base (its
     ``task``) and of each of ``variants`` together, and returns their statistics and
-    paired counts (:class:`~simulate.paired_runs.PlayedTogether`)."""
+    paired counts (:class:`~simulate.runs.paired_runs.PlayedTogether`)."""
 
     variants: tuple[TaskRequest, ...]
 
@@ -205,11 +205,11 @@ def play_task(
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
     the chunk's records from 0: the client, which knows how many records precede them,
     numbers them again. A task of ``records="none"``: the chunk reduced to its statistics
-    (played ``chunk_size`` records at a time, default :data:`simulate.engine.DEFAULT_CHUNK`);
+    (played ``chunk_size`` records at a time, default :data:`simulate.runs.engine.DEFAULT_CHUNK`);
     with ``along`` (:class:`Along`): those of the variants played along too. ``encoded``:
     the tables the client writes as they are (all of them; in match play the matches
     alone, since the client numbers the deals) come as their files' bytes
-    (:class:`~simulate.folder.writer.Encoded`), which cross the network in a seventh of
+    (:class:`~simulate.runs.folder.writer.Encoded`), which cross the network in a seventh of
     the room and leave the client only the writing."""
     import numba
 
@@ -249,7 +249,7 @@ def _reduced_task(
 
     from ..aggregate_runs import reduced
     from ..engine import DEFAULT_CHUNK, games_per_chunk, play_chunk
-    from ..logs.tables import concat_events
+    from ..log_tables import concat_events
 
     size = games_per_chunk(request, chunk_size or DEFAULT_CHUNK)
     merged, events, rows = None, [], 0

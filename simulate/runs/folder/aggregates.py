@@ -4,7 +4,7 @@ as the run folder stores them (one file per chunk, under the manifest).
 Every chunk of such a run (a task, on a cluster) is reduced to an :class:`Aggregates`:
 
 - ``groups``: the games split by *(end reason, winner, finishing rank)*; per group the
-  number of games and a :class:`~simulate.folder.distribution.Distribution` (integer
+  number of games and a :class:`~simulate.runs.folder.distribution.Distribution` (integer
   counts per value) of every integer column of the records (counters, scores, cards held,
   the balance measures' ``lead_changes`` and ``winner_behind``, ``first_seat``, ``deal``,
   ``rotation``), plus ``others_score``: the summed score of the seats other than the winner;
@@ -144,7 +144,7 @@ class Aggregates:
     def shifted(self, rows: int) -> Aggregates:
         """These aggregates with their kept games' ``game`` numbered ``rows`` further: in
         match play a cluster's task numbers its deals from 0, and the client, which knows
-        how many deals precede them, numbers them again (``simulate.cluster.numbered``).
+        how many deals precede them, numbers them again (``simulate.runs.cluster.numbered``).
         The longest and first games a chunk keeps do not change (their order does not)."""
         return dataclasses.replace(
             self, longest=_shift_games(self.longest, rows), first=_shift_games(self.first, rows)
@@ -257,7 +257,7 @@ class Aggregates:
         """One row per group (columns ``end``, ``winner``, ``finish_rank``) as a
         :class:`analysis.load.Batch`, and the groups' game counts: what a filter on those
         columns keeps is then known per group."""
-        from simulate.folder.batch import Batch
+        from simulate.runs.folder.batch import Batch
 
         keys = sorted(self.groups, key=_group_order)
         ends = self._label_order("end", {k[0] for k in keys})

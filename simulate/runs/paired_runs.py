@@ -12,7 +12,7 @@ written as the next is played), a range being a chunk shared among the variants,
 nothing grows with the games.
 
 The cells' run folders are written together through :class:`CellsWriter`, which
-:func:`simulate.engine.stream` drives as it drives one run's writer: each folder is an
+:func:`simulate.runs.engine.stream` drives as it drives one run's writer: each folder is an
 ordinary aggregate-only run folder (``aggregates`` under its manifest), a variant's also
 holding its ``paired`` counts, merged chunk by chunk in the same manifest entry. Ctrl-C,
 SIGTERM and a full disk stop every cell at the same chunk, and ``--resume`` plays the
@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..games.spec import Chunk
 from .folder.writer import RunWriter
-from .games.spec import Chunk
 from .request import Request
 
 
 @dataclass(frozen=True)
 class PlayedTogether:
     """One range of games of every cell of a player count, reduced: ``aggregates`` each
-    cell's :class:`simulate.folder.aggregates.Aggregates` (in the cells' order, the base first)
+    cell's :class:`simulate.runs.folder.aggregates.Aggregates` (in the cells' order, the base first)
     and ``paired`` each cell's :class:`analysis.paired_counts.PairedCounts` against the
     base (None for the base, and for a variant that does not deal as the base does).
     It travels in a :class:`~simulate.games.spec.Chunk`'s ``aggregates``."""
@@ -59,7 +59,7 @@ class PlayedTogether:
 class Played:
     """One range of games of every cell, played here and not yet reduced: ``chunks`` (one
     per request, the base first). :class:`CellsWriter` reduces it in
-    :func:`simulate.engine.stream`'s delivery thread, while the next range is played."""
+    :func:`simulate.runs.engine.stream`'s delivery thread, while the next range is played."""
 
     chunks: tuple
     requests: tuple
@@ -106,8 +106,8 @@ def chunk_share(chunk_size: int, cells: int) -> int:
 
 
 def play_here(requests: Sequence[Request]) -> Callable[..., Iterator[tuple[int, int, Chunk]]]:
-    """A source of chunks for :func:`simulate.engine.stream` (called as
-    :func:`simulate.engine.play_chunks` is) that plays ``requests`` together on this
+    """A source of chunks for :func:`simulate.runs.engine.stream` (called as
+    :func:`simulate.runs.engine.play_chunks` is) that plays ``requests`` together on this
     machine: for each range, a Chunk whose ``aggregates`` is its :class:`Played` records,
     which the writer reduces."""
     import numba
@@ -131,7 +131,7 @@ def play_here(requests: Sequence[Request]) -> Callable[..., Iterator[tuple[int, 
 
 class CellsWriter:
     """The run folders of the cells of one player count, written together: what
-    :func:`simulate.engine.stream` asks of a :class:`~simulate.folder.writer.RunWriter`,
+    :func:`simulate.runs.engine.stream` asks of a :class:`~simulate.runs.folder.writer.RunWriter`,
     for ``writers`` (one per cell, the base first; None for a cell already complete).
 
     :meth:`todo` names the ranges some cell lacks, cut where the set of cells lacking them

@@ -19,7 +19,7 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from ..core.errors import CardsimError
+from ...core.errors import CardsimError
 
 LOCK_FILE = ".lock"
 

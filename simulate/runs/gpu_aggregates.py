@@ -1,7 +1,7 @@
 """Aggregate-only runs (``--records none``) reduced on the GPU: a chunk's records, left in
-device memory where the kernel wrote them, become its :class:`simulate.folder.aggregates.Aggregates`
+device memory where the kernel wrote them, become its :class:`simulate.runs.folder.aggregates.Aggregates`
 with only small arrays copied back, equal to what the CPU's reduction of the copied-back
-records gives (:func:`simulate.folder.aggregates.aggregate_games`).
+records gives (:func:`simulate.runs.folder.aggregates.aggregate_games`).
 
 Each step is a kernel over the chunk's rows adding into small device arrays:
 
@@ -14,10 +14,10 @@ Each step is a kernel over the chunk's rows adding into small device arrays:
    so that columns of a few values (seats, cards held) do not queue on a few global
    counters;
 3. ``longest`` and ``first``: from the histograms, per length column and end reason, the
-   value ``t`` of the :data:`~simulate.folder.aggregates.LONGEST_KEPT`-th longest game; the rows
+   value ``t`` of the :data:`~simulate.runs.folder.aggregates.LONGEST_KEPT`-th longest game; the rows
    above ``t``, and those at ``t`` up to the one that completes the count (found by counts
    per block of rows and one block's keys copied back: the CPU breaks ties by the lower
-   game); per end reason, the rows up to its :data:`~simulate.folder.aggregates.FIRST_KEPT`-th. Only
+   game); per end reason, the rows up to its :data:`~simulate.runs.folder.aggregates.FIRST_KEPT`-th. Only
    those rows' records are gathered on the device and copied back, and the CPU's own
    selection runs on them, so both tables are the CPU's, ties included.
 
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .core import arrow
-from .core.gpu import launch_grid, load_cuda
+from ..core import arrow
+from ..core.gpu import launch_grid, load_cuda
 from .engine import rotation_tagged
 
 cuda = load_cuda()
@@ -83,7 +83,7 @@ class DeviceChunk:
 def reduce_on_device(
     chunk: DeviceChunk, meta: dict, *, rotation: int | None = None, stats: dict | None = None
 ):
-    """The :class:`simulate.folder.aggregates.Aggregates` of ``chunk``'s records (the run
+    """The :class:`simulate.runs.folder.aggregates.Aggregates` of ``chunk``'s records (the run
     ``meta`` describes), computed on the device, equal to the CPU's reduction of the same
     records. ``rotation``: the seating of the chunk in a run with rotated seats (the
     records' ``rotation`` column, constant here). ``stats`` (a dict), when given, receives
@@ -285,7 +285,7 @@ class _Groups:
     def groups(self, counted: dict, rotation: int | None) -> dict[tuple, dict]:
         """The CPU's ``Aggregates.groups``: per group its ``n`` and a Distribution per
         column (``rotation``'s: the constant seating of the chunk)."""
-        from simulate.folder.distribution import Distribution
+        from simulate.runs.folder.distribution import Distribution
 
         from .folder.aggregates import OTHERS
 

@@ -31,7 +31,7 @@ MANIFEST_FILE = "manifest.jsonl"
 RECORD_KINDS = ("games", "matches", "events", "aggregates", "paired")
 """The kinds of record a chunk can hold, each a table of its own (``aggregates``: the
 merged statistics of an aggregate-only run, ``--records none``, in place of ``games``;
-see :mod:`simulate.folder.aggregates`; ``paired``: beside them, a study's variant's paired counts
+see :mod:`simulate.runs.folder.aggregates`; ``paired``: beside them, a study's variant's paired counts
 against its base, :mod:`analysis.paired_counts`)."""
 
 

@@ -30,10 +30,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .core import arrow
+from ..core import arrow
+from ..games.spec import Chunk
 from .folder.writer import RunWriter, check_space
-from .games.spec import Chunk
-from .logs.tables import interleave_events
+from .log_tables import interleave_events
 from .request import DEFAULT_GAMES, Request, make_request
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
@@ -297,7 +297,7 @@ def play_run(
     with ``out``. Without ``collect`` the records are only written (both tables are None).
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
     receives the logged games' events tables (with ``collect``). A request of
-    ``records="none"``: an aggregate-only run (:mod:`simulate.folder.aggregates`): no rows are
+    ``records="none"``: an aggregate-only run (:mod:`simulate.runs.folder.aggregates`): no rows are
     kept, ``(None, None)`` is returned, ``aggregates`` (a list) receives the run's merged
     statistics, and ``events`` the logged games' events all the same."""
     records = request.records
@@ -359,7 +359,7 @@ def stream(
 
     ``play``: where the chunks come from, a function called as :func:`play_chunks` is
     (default: :func:`play_chunks`, on this machine; a cluster's, see
-    :mod:`simulate.cluster`); it yields the chunks in game order. With a writer and no
+    :mod:`simulate.runs.cluster`); it yields the chunks in game order. With a writer and no
     ``consume``, a ``play`` is asked for ``encoded`` chunks (whose tables may be their
     files' bytes, :class:`.folder.writer.Encoded`).
 
@@ -374,7 +374,7 @@ def stream(
     keeps the folder's lock: the caller closes it.
 
     A request of ``records="none"`` (a resumed run's, from its run.json): every chunk
-    is reduced to its :class:`simulate.folder.aggregates.Aggregates` (by the worker, on a
+    is reduced to its :class:`simulate.runs.folder.aggregates.Aggregates` (by the worker, on a
     cluster; on the GPU that played it, :mod:`.gpu_aggregates`), which the writer merges;
     ``consume`` receives the reduced chunk (its ``aggregates`` and its logged games'
     ``events``, :func:`.aggregate_runs.reduced`).
@@ -529,7 +529,7 @@ class ProgressBar:
             self.bar.update(self.task, completed=self.done)
 
     def _poll(self) -> None:
-        from .core.compiled.work_sharing import share_taken
+        from ..core.compiled.work_sharing import share_taken
 
         while not self.stopped.wait(self.POLL_S):
             count, seating, seatings = self.in_flight
