@@ -61,7 +61,7 @@ test-deep: warm
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m hypothesis --hypothesis-profile deep -q
 
 bench: $(STAMP)
-	$(BIN)/python -m simulate.bench
+	$(BIN)/python -m simulate.app.bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check simulate analysis tests

@@ -2,7 +2,7 @@
 best rule sets in plain words, each confirmed on held-out deals beside the base rules.
 
 It reads what the exploration wrote (``explore.csv`` as a DataFrame and ``explore.json`` as
-a dict; see :mod:`simulate.exploration.files`) and writes ``report.html``, ``report.md`` and
+a dict; see :mod:`simulate.app.exploration.files`) and writes ``report.html``, ``report.md`` and
 ``charts/`` through :func:`analysis.rendering.output.write_document`. The chart: with one
 aim, the best rule sets' measure with its interval; with two, a scatter of the two
 measures with the Pareto front; with more, parallel coordinates of the aims' normalized
@@ -228,7 +228,7 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
 
 def worse_than_base(picks: Sequence[dict], meta: dict) -> str:
     """A sentence saying plainly which picks are worse than the base rules on an aim or a
-    requirement (their held-out estimates: :mod:`simulate.exploration.versus`); "" when
+    requirement (their held-out estimates: :mod:`simulate.app.exploration.versus`); "" when
     none is."""
     wanted = [a["measure"] for a in meta["aims"]]
     wanted += [r["measure"] for r in meta.get("requires") or [] if r["measure"] not in wanted]

@@ -57,5 +57,5 @@ echo "== every kernel compiled (PTX bytes, local memory bytes per thread)"
 "$PY" tests/cuda_compile_check.py || true
 
 echo "== bench"
-"$PY" -m simulate.bench --backend cuda --games "$GAMES" --repeats 3
+"$PY" -m simulate.app.bench --backend cuda --games "$GAMES" --repeats 3
 echo "== done $(date -u +%FT%TZ)"

@@ -3,19 +3,22 @@
 Importing this package imports neither numba nor the application layer (so that
 :mod:`analysis` can use the numba-free parts such as :mod:`simulate.games.beggar.deal`, and a
 game or the engine never loads the API, the CLI or the studies): :func:`run` loads the
-engine, and the API's functions load :mod:`simulate.api`, on first use.
+engine, and the API's functions load :mod:`simulate.app.api`, on first use.
 
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
 :func:`write_run` (a run folder written, not read back),
 :func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
 :func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
-:func:`explore` (a search of the rule space);
-they live in :mod:`simulate.api`.
+:func:`explore` (a search of the rule space); :func:`read_comparison` and
+:func:`tournament_frame` read a comparison or a tournament folder back;
+they live in :mod:`simulate.app.api`.
 
-Inside: :mod:`simulate.runs.engine` and :mod:`simulate.runs.request` (a run), :mod:`simulate.games`
-(each game family), :mod:`simulate.runs.folder` (the run folder on disk),
-:mod:`simulate.studies` (study files, sweeps, tournaments) and :mod:`simulate.cli`.
+Inside, a layer per subpackage, each importing only those below it
+(docs/how-it-works.md#layout): :mod:`simulate.app` (the application: the API, the CLI,
+studies, searches), :mod:`simulate.runs` (a run played, its run folder written and read),
+:mod:`simulate.games` (each game family) and :mod:`simulate.core` (cards, random streams,
+errors, compiled helpers); :mod:`analysis` sits between the application and the run layer.
 """
 
 from __future__ import annotations
@@ -23,17 +26,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .api import balance, compare, explore, simulate, sweep, tournament, tune, write_run
+    from .app.api import (
+        balance,
+        compare,
+        explore,
+        read_comparison,
+        simulate,
+        sweep,
+        tournament,
+        tournament_frame,
+        tune,
+        write_run,
+    )
 
 __version__ = "0.2.0"
 __all__ = [
     "balance",
     "compare",
     "explore",
+    "read_comparison",
     "run",
     "simulate",
     "sweep",
     "tournament",
+    "tournament_frame",
     "tune",
     "write_run",
 ]
@@ -44,7 +60,7 @@ def __getattr__(name: str):
     # The API's functions load on first use (PEP 562), so that importing a game, the
     # engine or analysis does not run the application layer.
     if name in _API:
-        from . import api
+        from .app import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'simulate' has no attribute {name!r}")

@@ -34,11 +34,11 @@ def signal_after_first_chunk(proc: subprocess.Popen, folder: Path, signum: int) 
 
 def run_main(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess:
     """``cardsim ARGS`` run in this process, in the folder ``cwd``, through the console
-    script's entry point (:func:`simulate.cli.main`, which turns usage mistakes into one
+    script's entry point (:func:`simulate.app.cli.main`, which turns usage mistakes into one
     ``error:`` line): its exit status, stdout and stderr as a CompletedProcess. An exception
     that escapes ``main`` is written to stderr as Python would print it (a traceback) with
     status 1, so a test sees what a user of the real script would."""
-    from simulate.cli import main
+    from simulate.app.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

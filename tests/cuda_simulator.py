@@ -46,7 +46,7 @@ JOBS: dict[str, list[str]] = {
         "-c",
         """
 import warnings; warnings.simplefilter("ignore", RuntimeWarning)
-from simulate.api import simulate
+from simulate.app.api import simulate
 common = dict(players=3, games=300, seed=99, rules={"time_limit": 400}, log=4)
 gpu = simulate("bmn", backend="cuda", out="{tmp}/gpu", **common)
 cpu = simulate("bmn", out="{tmp}/cpu", **common)
@@ -60,7 +60,7 @@ print(gpu.games.equals(cpu.games), gpu.events.equals(cpu.events), gpu.meta.get("
         "-c",
         """
 import warnings; warnings.simplefilter("ignore", RuntimeWarning)
-from simulate.api import simulate
+from simulate.app.api import simulate
 seats = ["greedy", "random:forget=0.2", "attack", "uniform"]
 runs = {
     "matches": dict(game="pis-yedili", players=4, games=40, seed=7, strategies=seats, log=2,
@@ -81,8 +81,8 @@ for name, common in runs.items():
     "user-strategy-refused": [
         "-c",
         """
-from simulate.api import simulate
-from simulate.bench import longest_suit
+from simulate.app.api import simulate
+from simulate.app.bench import longest_suit
 from simulate.core.errors import CardsimError
 from simulate.games.shedding import cuda_batch
 from simulate.games.shedding.rules import preset

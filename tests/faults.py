@@ -96,7 +96,7 @@ def main() -> None:
     manifest.write_file = faulty_write_file
     manifest.append_line = faulty_append_line
     writer.mf.write_file = faulty_write_file  # the same module: RunWriter writes through it
-    from simulate.cli import main as cardsim
+    from simulate.app.cli import main as cardsim
 
     sys.argv = ["cardsim", *args]
     cardsim()

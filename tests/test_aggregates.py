@@ -366,7 +366,7 @@ def test_records_none_refuses_what_it_cannot_keep():
 def test_cli_records_none(tmp_path, capsys):
     from typer.testing import CliRunner
 
-    from simulate.cli import app
+    from simulate.app.cli import app
 
     out = tmp_path / "run"
     result = CliRunner().invoke(
@@ -436,7 +436,7 @@ def test_verify_replays_the_kept_games_of_an_aggregate_only_run_and_repairs_it(t
     rules give is found, and a lost aggregates file is played again by ``--repair``."""
     import shutil
 
-    from simulate.commands.verify import verify_run
+    from simulate.app.commands.verify import verify_run
     from simulate.runs.folder.manifest import read_manifest
 
     request = make_request(

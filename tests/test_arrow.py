@@ -49,7 +49,7 @@ def test_a_run_to_disk_never_imports_pandas(tmp_path, arguments):
     """pandas would add a fifth of a second to every run's start-up, and matplotlib more
     than half a second to one that writes no report (``--dpi`` and ``--formats`` are
     checked without it)."""
-    command = [sys.executable, "-X", "importtime", "-m", "simulate.cli", "simulate"]
+    command = [sys.executable, "-X", "importtime", "-m", "simulate.app.cli", "simulate"]
     command += [*arguments, "--games", "300", "--no-report", "--out", str(tmp_path / "run")]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}

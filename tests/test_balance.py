@@ -35,12 +35,12 @@ from analysis.errors import ReportError
 from analysis.load import Batch, load_run, open_run
 from analysis.rendering.document import to_markdown
 from analysis.reports import build_report
-from simulate.cli import app
-from simulate.commands.verify import verify_run
+from simulate.app.cli import app
+from simulate.app.commands.verify import verify_run
+from simulate.app.studies.file import load_study
+from simulate.app.studies.sweep import plan_sweep
 from simulate.core.errors import CardsimError
 from simulate.games.registry import resolve_game
-from simulate.studies.file import load_study
-from simulate.studies.sweep import plan_sweep
 
 BMN = resolve_game("bmn").spec
 SHEDDING = resolve_game("pis-yedili").spec

@@ -1,4 +1,4 @@
-"""``python -m simulate.bench --only runs`` times whole ``cardsim simulate`` runs."""
+"""``python -m simulate.app.bench --only runs`` times whole ``cardsim simulate`` runs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from simulate import bench
+from simulate.app import bench
 
 
 def test_whole_runs_prints_each_run_with_its_ratio(capsys):
@@ -56,7 +56,7 @@ def test_against_a_checkout_pairs_bursts_of_each_kernel(capsys):
     tree against itself, so every rate is positive and the row has its ratio within the
     runs' range. One kernel is played here; which kernels ``--only`` names is checked
     without playing them."""
-    root = bench.Path(bench.__file__).resolve().parent.parent
+    root = bench.Path(bench.__file__).resolve().parents[2]
     seconds = bench.paired_bursts([root, root], "bmn:2", burst=200, rounds=4)
     assert [len(times) for times in seconds] == [4, 4]
     assert all(time > 0 for times in seconds for time in times)

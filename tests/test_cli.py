@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.runs.folder.manifest import read_manifest
 
 runner = CliRunner()
@@ -444,7 +444,7 @@ def test_help_keeps_the_extras_brackets(monkeypatch):
     ``pip install 'cardsim[cluster]'`` and ``'cardsim[cuda]'`` whole."""
     import typer.main
 
-    from simulate.cli import app
+    from simulate.app.cli import app
 
     monkeypatch.setenv("COLUMNS", "250")  # one option's help on one line
     shown = set()

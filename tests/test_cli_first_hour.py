@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
 
 runner = CliRunner()
 

@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.core.errors import CardsimError
 from simulate.runs.cluster import parse_address
 from simulate.runs.cluster.task import TaskRequest, VersionMismatch, describe, play_task
@@ -422,7 +422,7 @@ def test_script_without_distributed_says_how_to_install_it(tmp_path):
     out = tmp_path / "never"
     code = (
         "import sys; sys.modules['distributed'] = None\n"
-        "from simulate.cli import main\n"
+        "from simulate.app.cli import main\n"
         f"sys.argv = ['cardsim', 'simulate', 'bmn', '--games', '1000', '--out', {str(out)!r},"
         " '--scheduler', 'local:1']\n"
         "main()\n"
@@ -434,7 +434,7 @@ def test_script_without_distributed_says_how_to_install_it(tmp_path):
 
 def test_importing_simulate_never_imports_distributed():
     code = (
-        "import sys, simulate, simulate.api, simulate.cli, simulate.runs.cluster, simulate.runs.engine\n"
+        "import sys, simulate, simulate.app.api, simulate.app.cli, simulate.runs.cluster, simulate.runs.engine\n"
         "assert 'distributed' not in sys.modules and 'dask' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -599,7 +599,7 @@ def test_search_on_a_cluster_finds_the_same_deals(local_address, cluster_plays):
 
 def test_search_keeps_the_same_deals_however_the_run_is_chunked():
     """Found.add sees chunks of any size: the longest deals are those of one chunk of all."""
-    from simulate.commands.beggar_search import Found
+    from simulate.app.commands.beggar_search import Found
     from simulate.runs.engine import play_chunks
 
     request = make_request("bmn", games=6_000, seed=4, threads=1)

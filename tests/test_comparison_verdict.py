@@ -29,9 +29,9 @@ from analysis.comparisons.verdict import (
 )
 from analysis.errors import ReportError
 from analysis.load import load_run
-from simulate import api
-from simulate.api import read_comparison
-from simulate.cli import app
+from simulate.app import api
+from simulate.app.api import read_comparison
+from simulate.app.cli import app
 from simulate.core.errors import CardsimError
 
 runner = CliRunner()

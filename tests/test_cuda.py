@@ -223,7 +223,7 @@ def test_backend_cuda_names_the_games_it_plays(tmp_path):
 
 
 def test_unknown_backend_and_cluster_are_refused():
-    from simulate.api import simulate
+    from simulate.app.api import simulate
 
     with pytest.raises(CardsimError, match="backend must be one of cpu, cuda, got 'gpu'"):
         simulate("bmn", games=10, backend="gpu")
@@ -240,7 +240,7 @@ def test_unknown_backend_and_cluster_are_refused():
 
 def test_importing_simulate_never_imports_numba_cuda():
     code = (
-        "import sys, simulate, simulate.api, simulate.runs.request, simulate.core.gpu\n"
+        "import sys, simulate, simulate.app.api, simulate.runs.request, simulate.core.gpu\n"
         "from simulate.runs.request import make_request\n"
         "make_request('bmn', games=10)\n"
         "print('numba.cuda' in sys.modules)"
@@ -293,7 +293,7 @@ def test_gpu_large_run_equals_cpu():
 @needs_numba_cuda
 @without_gpu
 def test_bench_backend_cuda_without_gpu_skips_in_one_line():
-    done = _python(["-m", "simulate.bench", "--backend", "cuda"], simulator=False)
+    done = _python(["-m", "simulate.app.bench", "--backend", "cuda"], simulator=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines() == [
         "GPU bench skipped: backend cuda: no usable CUDA GPU here (numba.cuda finds no device "

@@ -16,17 +16,17 @@ import pytest
 from typer.testing import CliRunner
 
 import simulate
-from simulate import exploration
-from simulate.cli import app
+from simulate.app import exploration
+from simulate.app.cli import app
+from simulate.app.exploration.file import read_explore_file
+from simulate.app.exploration.files import read_explore
+from simulate.app.exploration.measure import Candidate
+from simulate.app.exploration.plan import HOLDOUT_FIRST, plan_explore
+from simulate.app.exploration.racing import beats, distances, eliminate, pareto_front
+from simulate.app.exploration.space import Aim, parse_aim, parse_aims, parse_vary
+from simulate.app.studies.file import load_study
 from simulate.core.errors import CardsimError
-from simulate.exploration.file import read_explore_file
-from simulate.exploration.files import read_explore
-from simulate.exploration.measure import Candidate
-from simulate.exploration.plan import HOLDOUT_FIRST, plan_explore
-from simulate.exploration.racing import beats, distances, eliminate, pareto_front
-from simulate.exploration.space import Aim, parse_aim, parse_aims, parse_vary
 from simulate.runs import engine
-from simulate.studies.file import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -273,7 +273,7 @@ def test_the_report_counts_the_skipped_rule_sets(tmp_path):
 
 
 def fake(index: int, estimates: dict[str, tuple[float, float, float]]) -> Candidate:
-    from simulate.exploration.space import RuleSet
+    from simulate.app.exploration.space import RuleSet
 
     table = pd.DataFrame.from_dict(estimates, orient="index", columns=["value", "lo", "hi"])
     return Candidate(RuleSet(index, (index,)), None, None, estimates=table)  # type: ignore[arg-type]
@@ -324,7 +324,7 @@ def test_a_noisy_aim_cannot_fool_the_race():
 
 
 def test_requirements_drop_the_failed_and_keep_the_unclear():
-    from simulate.exploration.space import parse_requirements
+    from simulate.app.exploration.space import parse_requirements
 
     aims = (Aim("turns", "min"),)
     requires = parse_requirements(["first_seat_advantage<=1pt"])
@@ -344,14 +344,14 @@ def test_requirements_drop_the_failed_and_keep_the_unclear():
         1,
         2,
     ]
-    from simulate.exploration.racing import best
+    from simulate.app.exploration.racing import best
 
     picks, _ = best([met, unclear, failed, long], aims, requires, count=3)
     assert picks == [met, long, unclear]  # what meets every requirement first
 
 
 def test_rule_sets_that_play_alike_are_picked_once():
-    from simulate.exploration.racing import best
+    from simulate.app.exploration.racing import best
 
     aims = (Aim("turns", "min"),)
     a = fake(0, {"turns": (20.0, 19.0, 21.0)})
@@ -647,8 +647,8 @@ def test_counted_measures_equal_the_measures_of_the_records(game, players, rules
     (issue 32: a race's memory grew with its budget): its measures equal
     balance_measures of the same games' records, played as one run."""
     from analysis.balance import balance_measures
+    from simulate.app.exploration.measure import Budget, Sample, measure, play
     from simulate.core.skill import skill_seats
-    from simulate.exploration.measure import Budget, Sample, measure, play
     from simulate.runs.request import make_request
 
     common = {"players": players, "seed": 5, "rules": rules, "threads": 1}
@@ -726,8 +726,8 @@ def held(index: int, estimates: dict[str, tuple[float, float, float]]) -> Candid
 
 
 def test_a_pick_beside_the_base_on_every_measure():
-    from simulate.exploration.space import parse_requirements
-    from simulate.exploration.versus import against_base
+    from simulate.app.exploration.space import parse_requirements
+    from simulate.app.exploration.versus import against_base
 
     aims = (Aim("turns", "min"), Aim("first_seat_advantage", "target", 0.0))
     base = held(0, {"turns": (30.0, 29.8, 30.2), "first_seat_advantage": (0.016, 0.01, 0.022),
@@ -778,7 +778,7 @@ def test_the_answer_says_which_picks_are_worse_than_the_base(tmp_path):
 
 
 def test_a_pick_is_paired_with_the_base_game_by_game():
-    from simulate.exploration.pairing import PairTable, WithBase
+    from simulate.app.exploration.pairing import PairTable, WithBase
 
     rng = np.random.default_rng(3)
     base = rng.integers(20, 40, 5000).astype(float)
@@ -829,7 +829,7 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
 
 
 def test_the_pair_table_holds_each_pairs_paired_differences():
-    from simulate.exploration.pairing import PairTable
+    from simulate.app.exploration.pairing import PairTable
 
     rng = np.random.default_rng(5)
     a, b, c, other = (fake(i, {"turns": (30.0, 29.0, 31.0)}) for i in (3, 1, 2, 0))
@@ -902,7 +902,7 @@ def test_the_pair_table_bootstraps_the_measures_that_are_not_means():
     bootstrap, exactly), the 90th percentile from the lengths of the blocks both played,
     and a target the two lie on either side of from the pair's paired covariance."""
     from analysis.statistics import pair_replicates as pr
-    from simulate.exploration.pairing import PairTable
+    from simulate.app.exploration.pairing import PairTable
 
     rng = np.random.default_rng(8)
     shared = rng.integers(20, 40, 6000).astype(float)
@@ -957,7 +957,7 @@ def test_the_seat_spreads_paired_bootstrap():
     """Winners counted in pairs (this rule set's, the base's): the same winners give no
     difference at all; a rule set that moves a tenth of one seat's wins to another widens
     the spread by the shares moved, inside an interval that holds it."""
-    from simulate.exploration.pairing import PairTable, WithBase
+    from simulate.app.exploration.pairing import PairTable, WithBase
 
     rng = np.random.default_rng(2)
     base = rng.integers(-1, 4, 40_000)

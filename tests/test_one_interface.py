@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.games.registry import games
 
 ROOT = Path(__file__).resolve().parent.parent
 
 EXEMPT = (
     "simulate/games/**/*.py",  # the games themselves
-    "simulate/bench.py",  # benchmarks each family's kernels
+    "simulate/app/bench.py",  # benchmarks each family's kernels
     # each family's own commands that play runs (its spec's search_path and tune_path)
-    "simulate/commands/beggar_search.py",
-    "simulate/commands/shedding_tune.py",
+    "simulate/app/commands/beggar_search.py",
+    "simulate/app/commands/shedding_tune.py",
     # each family's own report, where it lives now and where it may move to
     "analysis/shedding.py",
     "analysis/matches.py",
@@ -220,9 +220,9 @@ def test_the_grep_leaves_comments_docstrings_and_generic_code_alone(source):
 
 def test_exempt_paths():
     assert exempt("simulate/games/beggar/kernel.py") and exempt("simulate/games/spec.py")
-    assert exempt("simulate/bench.py") and exempt("analysis/reports/scores.py")
+    assert exempt("simulate/app/bench.py") and exempt("analysis/reports/scores.py")
     assert not exempt("simulate/runs/engine.py") and not exempt("analysis/reports/generic.py")
-    assert not exempt("simulate/cli/games.py")
+    assert not exempt("simulate/app/cli/games.py")
 
 
 # --- every command takes every name of the games it takes ---------------------------------

@@ -1,4 +1,4 @@
-"""The Python API (simulate.api, docs/python.md): simulate, sweep, compare, tournament and
+"""The Python API (simulate.app.api, docs/python.md): simulate, sweep, compare, tournament and
 tune return pandas objects equal to what the run folders and the reports hold, and the
 DataFrame-facing charts of analysis.charts draw the numbers of the records they are given."""
 
@@ -20,7 +20,7 @@ from analysis import charts
 from analysis.errors import ReportError
 from analysis.load import Run, load_run
 from analysis.statistics.stats import wilson_interval
-from simulate.commands.shedding_tune import POPULATION, ROUNDS
+from simulate.app.commands.shedding_tune import POPULATION, ROUNDS
 from simulate.core.errors import CardsimError
 
 MATCHES = {"match_deals": 3}
@@ -168,7 +168,7 @@ def test_import_simulate_loads_neither_numba_nor_pandas():
     assert found.stdout.strip() == "[]"
     from simulate.runs.request import DEFAULT_GAMES
 
-    assert simulate.api.DEFAULT_GAMES == DEFAULT_GAMES
+    assert simulate.app.api.DEFAULT_GAMES == DEFAULT_GAMES
 
 
 # --- compare and sweep: the comparison table -------------------------------------------------
@@ -209,7 +209,9 @@ def test_compare_returns_the_table_of_comparison_csv(two_rules, tmp_path):
     written = simulate.compare(adding, doubling, out=tmp_path / "cmp", base="adding")
     assert (tmp_path / "cmp" / "report.html").exists()
     assert_frame_equal(written, table)
-    assert_frame_equal(written, simulate.api.read_comparison(tmp_path / "cmp" / "comparison.csv"))
+    assert_frame_equal(
+        written, simulate.app.api.read_comparison(tmp_path / "cmp" / "comparison.csv")
+    )
     with pytest.raises(CardsimError, match="already holds a comparison"):
         simulate.compare(adding, doubling, out=tmp_path / "cmp")
     # the base by name or position: the other run's differences change sign
@@ -258,7 +260,7 @@ def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     ]
     for players in (3, 4):
         folder = tmp_path / "study" / f"compare-{players}p"
-        written = simulate.api.read_comparison(folder / "comparison.csv")
+        written = simulate.app.api.read_comparison(folder / "comparison.csv")
         rows = table[table["players"] == players].reset_index(drop=True)
         assert_frame_equal(rows[list(written.columns)], written)
         # a column of the other player count only (an end reason never seen here) is empty
@@ -270,7 +272,7 @@ def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     assert row["matches"] == 1500
     assert row["match_share"] == pytest.approx(matches["share_0"].mean(), rel=1e-9)
     # without the report: the same numbers, computed in memory, nothing but the runs written
-    from simulate.studies.file import load_study
+    from simulate.app.studies.file import load_study
 
     quiet = simulate.sweep(load_study(study), out=tmp_path / "quiet", games=1500, report=False)
     assert not (tmp_path / "quiet" / "compare-4p").exists()
@@ -404,9 +406,9 @@ def test_charts_of_a_table_without_metadata_and_of_matches(bmn_games, match_run)
 
 
 def test_the_api_default_is_the_engine_default():
-    """simulate.api keeps a copy (importing the engine's would load numpy on `import
+    """simulate.app.api keeps a copy (importing the engine's would load numpy on `import
     simulate`): the two must agree."""
-    from simulate import api
+    from simulate.app import api
     from simulate.runs import request
 
     assert api.DEFAULT_GAMES == request.DEFAULT_GAMES
@@ -440,11 +442,11 @@ def test_importing_a_game_the_engine_or_analysis_never_imports_the_application_l
     code = (
         "import sys, simulate, simulate.games.shedding.kernel, simulate.runs.engine\n"
         "import simulate.runs.folder.writer, analysis.load, analysis.reports\n"
-        "layer = ('simulate.api', 'simulate.cli', 'simulate.studies', 'simulate.exploration',\n"
-        "         'simulate.runs.cluster', 'simulate.commands')\n"
+        "layer = ('simulate.app.api', 'simulate.app.cli', 'simulate.app.studies', 'simulate.app.exploration',\n"
+        "         'simulate.runs.cluster', 'simulate.app.commands')\n"
         "loaded = [m for m in sys.modules if m.startswith(layer)]\n"
         "assert not loaded, loaded\n"
         "from simulate import sweep\n"
-        "assert simulate.simulate.__module__ == sweep.__module__ == 'simulate.api'\n"
+        "assert simulate.simulate.__module__ == sweep.__module__ == 'simulate.app.api'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,7 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.games.registry import resolve_game
 
 

@@ -23,7 +23,7 @@ from analysis.rendering.words import (
     fmt_signed,
     is_symmetric,
 )
-from simulate.cli import app
+from simulate.app.cli import app
 
 runner = CliRunner()
 STUDY = Path(__file__).resolve().parents[1] / "studies" / "pis-yedili-sevens.toml"

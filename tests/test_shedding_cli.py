@@ -2,7 +2,7 @@
 
 from typer.testing import CliRunner
 
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
 

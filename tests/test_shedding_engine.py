@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
 from simulate.core.logs.events import (
     E_CARD,
     E_CAUSE,

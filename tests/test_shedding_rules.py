@@ -3,10 +3,10 @@
 import pytest
 from typer.testing import CliRunner
 
-from simulate.cli import app
+from simulate.app.cli import app
+from simulate.app.studies.file import read_rule_file
 from simulate.core.errors import CardsimError
 from simulate.games.shedding.rules import PRESETS, RankEffects, describe, preset
-from simulate.studies.file import read_rule_file
 
 RANK = {name: index for index, name in enumerate("A 2 3 4 5 6 7 8 9 10 J Q K".split())}
 

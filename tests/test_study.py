@@ -17,14 +17,14 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
-from simulate.cli import app
+from simulate.app.cli import app
+from simulate.app.studies.file import load_study, read_rule_file, split_seats
+from simulate.app.studies.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
+from simulate.app.studies.tomlines import KeyLines
 from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
 from simulate.runs import engine
-from simulate.studies.file import load_study, read_rule_file, split_seats
-from simulate.studies.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
-from simulate.studies.tomlines import KeyLines
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
 runner = CliRunner()

@@ -19,14 +19,14 @@ from typer.testing import CliRunner
 from analysis.comparisons.report import compare_runs, write_comparison
 from analysis.load import load_run, open_run
 from analysis.paired_counts import NOT_KEPT, read_paired
-from simulate.cli import app
+from simulate.app.cli import app
+from simulate.app.studies.file import load_study
+from simulate.app.studies.sweep import RESUME, RUN, SweepInterrupted, plan_sweep, run_sweep
 from simulate.runs import engine
 from simulate.runs.engine import play_run
 from simulate.runs.folder.distribution import Distribution
 from simulate.runs.paired_runs import CellsWriter
 from simulate.runs.request import make_request
-from simulate.studies.file import load_study
-from simulate.studies.sweep import RESUME, RUN, SweepInterrupted, plan_sweep, run_sweep
 
 runner = CliRunner()
 
@@ -334,7 +334,7 @@ def test_aggregate_only_study_on_a_cluster_keeps_the_same_counts(tmp_path, local
     """Each task plays its range of every variant and returns their statistics and pairs:
     the cells' folders equal those written here, byte for byte (match play, whose deals
     the client numbers per cell)."""
-    from simulate.api import sweep as api_sweep
+    from simulate.app.api import sweep as api_sweep
 
     study = study_file(tmp_path, SEVENS.replace("games = 500", "games = 10000"))
     sweep(study, tmp_path / "here", "none", 24000)  # 3 ranges here, 2 tasks there

@@ -15,8 +15,8 @@ from analysis.comparisons.tournament import (
     write_tournament_report,
 )
 from analysis.load import load_run
+from simulate.app.studies.tournament import pairings, run_tournament
 from simulate.core.errors import CardsimError
-from simulate.studies.tournament import pairings, run_tournament
 
 
 def test_pairings_are_ordered_except_for_two_players():

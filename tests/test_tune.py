@@ -6,8 +6,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from simulate.cli import app
-from simulate.commands.shedding_tune import POPULATION, ROUNDS, tune
+from simulate.app.cli import app
+from simulate.app.commands.shedding_tune import POPULATION, ROUNDS, tune
 from simulate.core.errors import CardsimError
 from simulate.games.shedding.strategies import FEATURE_NAMES, parse
 

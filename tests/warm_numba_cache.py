@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from differential.shedding_grid import EVERY_STRATEGY  # noqa: E402
 
-from simulate.api import simulate  # noqa: E402
+from simulate.app.api import simulate  # noqa: E402
 from simulate.games.shedding.rules import PRESETS  # noqa: E402
 
 FAMILIES = ("beggar", "shedding")

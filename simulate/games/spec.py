@@ -145,7 +145,7 @@ class GameSpec:
     ``search(request, *, top, progress, cluster) -> str``: the text printed."""
     tune_path: str | None = None
     """``"module:function"`` of ``cardsim tune`` (the game's ``tune`` command), called
-    ``tune(game, **options)``: the result (:func:`simulate.api.tune` names the options)."""
+    ``tune(game, **options)``: the result (:func:`simulate.app.api.tune` names the options)."""
     commands: frozenset[str] = field(default_factory=frozenset)
     """The optional commands the game takes: ``play`` (a given deal), ``search`` (hunt for
     long deals), ``replay`` (one game in words); ``log``: its engine logs games event by event

@@ -1,5 +1,5 @@
 """The first line of a replay, from the request alone (the game engines write it above a
-game they replay; :mod:`simulate.logs.replay` above one read from a run folder)."""
+game they replay; :mod:`simulate.app.replay` above one read from a run folder)."""
 
 from __future__ import annotations
 

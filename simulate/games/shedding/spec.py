@@ -159,7 +159,7 @@ GAME_SPEC = GameSpec(
     takes_strategies=True,
     parse_strategy=parse,
     report_path="analysis.reports.shedding:build_shedding_report",
-    tune_path="simulate.commands.shedding_tune:tune",
+    tune_path="simulate.app.commands.shedding_tune:tune",
     commands=frozenset({"replay", "tune", "log"}),
     # measured: 12.7 bytes a 4-seat game, 5.4 a match (10^8 records)
     deal_shape=deal_shape,

@@ -1,4 +1,4 @@
-"""``python -m simulate.bench --only cluster``: what the cluster path costs, measured here.
+"""``python -m simulate.app.bench --only cluster``: what the cluster path costs, measured here.
 
 1. A real ``dask scheduler`` and ``workers`` one-thread ``dask worker`` processes are
    started on 127.0.0.1; the time until every worker has joined and loaded the kernels is
@@ -95,7 +95,7 @@ def running_cluster(workers: int):
 
 def _run_wall(options: list[str], games: int, folder: str) -> float:
     game, extra = RUN
-    command = [sys.executable, "-m", "simulate.cli", "simulate", game, *extra]
+    command = [sys.executable, "-m", "simulate.app.cli", "simulate", game, *extra]
     command += ["--games", str(games), "--seed", "2026", "--no-report", "--force"]
     command += ["--out", folder, *options]
     started = time.perf_counter()

@@ -12,7 +12,7 @@ flight, locked while written, and checked or repaired afterwards.
   aggregate-only run's statistics; :mod:`~simulate.runs.folder.errors`: ``ReportError``.
 
 ``cardsim verify`` (checksums and a replay of sampled games, ``--repair``) plays games, so
-it is a command (:mod:`simulate.commands.verify`): the run folder never imports the engine.
+it is a command (:mod:`simulate.app.commands.verify`): the run folder never imports the engine.
 
 Importing this package imports no module inside it (and no numba).
 """

@@ -1,0 +1,802 @@
+"""The Python API: each ``cardsim`` command as a function that returns pandas objects.
+
+============================  ==============================================================
+``simulate(game, ...)``       a run, as :class:`analysis.load.Run`: ``meta``, ``games`` (one
+                              row per game, per deal in match play) and ``matches``
+``balance(game, ...)``        a run and its skill games: the balance measures' table
+``sweep(study, ...)``         a house-rule study: the comparison table of its variants
+``compare(*dirs, ...)``       the comparison table of run folders
+``tournament(game, ...)``     every strategy against every other: win shares and ratings
+``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
+``explore(game, ...)``        a search of the rule space for the aims: the explore table
+============================  ==============================================================
+
+Every argument after the first is keyword-only, named as the command's option
+(``--rule`` is ``rules={...}``, ``--seats`` is ``strategies=[...]``), and every mistake
+raises :class:`simulate.core.errors.CardsimError` (analysis errors:
+:class:`analysis.errors.ReportError`) with the one line the command would print.
+``docs/python.md`` describes every function and table.
+
+Importing this module imports neither numba nor pandas: each function loads what it
+needs when called (``import simulate`` stays light).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import CardsimError
+from ..core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
+from .commands.runs import cluster_session as _cluster
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from analysis.load import Run
+
+    from .studies.file import Study
+
+DEFAULT_GAMES = 1_000_000
+"""Games (matches, in match play) of a run when none are asked for (the engine's
+:data:`simulate.runs.request.DEFAULT_GAMES`, which this module does not import: it would load
+numpy)."""
+
+BALANCE_GAMES = 100_000
+"""Games (matches) of :func:`balance`'s run when none are asked for."""
+
+COMPARISON_CSV = "comparison.csv"
+"""The table a comparison writes beside its report (one row per variant)."""
+
+
+def _refuses_empty_out(function):
+    """Refuse ``out=""`` (an unset variable, as often as not), which would name the current
+    folder, in one :class:`CardsimError` before anything is done, as the command line does."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        out = kwargs.get("out")
+        if isinstance(out, str) and not out.strip():
+            raise CardsimError(
+                f"{function.__name__}: out is an empty path, which names no folder; give one "
+                "(or None, where nothing need be written)"
+            )
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+def _echo(progress: bool) -> Callable[[str], None]:
+    """Where the commands' lines go: standard error with ``progress``, else nowhere."""
+    if progress:
+        return lambda line: print(line, file=sys.stderr)
+    return lambda line: None
+
+
+@_refuses_empty_out
+def simulate(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    rotate_seats: bool = False,
+    force: bool = False,
+    resume: bool = False,
+    report: bool = False,
+    progress: bool = False,
+    log: int | str | None = None,
+    scheduler: str | None = None,
+    backend: str = "cpu",
+    records: str | None = None,
+    skip_space_check: bool = False,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> Run:
+    """Play a run, as ``cardsim simulate``, and return it as :func:`analysis.load.load_run`
+    reads a run folder: a :class:`analysis.load.Run` with ``meta``, ``games`` (one row per
+    game, per deal in match play; ``end`` categorical) and ``matches`` (one row per match in
+    match play, else None).
+
+    With ``out`` the run folder is written too, as :func:`write_run` writes it (``force``,
+    ``resume``, ``report`` and its ``dpi`` and ``formats``, ``skip_space_check``), then read
+    back: ``meta`` is its ``run.json`` and ``path`` the folder. Without ``out`` nothing is
+    written, ``path`` is None and ``meta`` is what ``run.json`` would open with.
+    ``games`` (default 1,000,000), ``players``, ``seed``, ``rules``, ``strategies`` and
+    ``rotate_seats`` are those of :func:`simulate.run`. ``log=N`` logs the first N games
+    (matches) event by event (``"all"``: every game of a run of at most 100,000): the Run's
+    ``events``, one row per event (``events.parquet`` in the run folder), else None.
+    ``scheduler`` (``"tcp://HOST:PORT"``, ``"local"``, ``"local:N"``) plays the games on a
+    Dask cluster (``docs/cluster.md``): the same records, written here; ``threads`` is then
+    each worker's. ``backend="cuda"`` plays the games on an NVIDIA GPU (``docs/gpu.md``;
+    built-in strategies only): the same records as ``"cpu"``, the default.
+    ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
+    Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
+    is built from (:mod:`simulate.runs.folder.aggregates`); ``log=N`` still gives the logged games'
+    ``events``."""
+    from analysis.load import Run, load_run
+
+    from ..runs.engine import play_run
+    from .commands.runs import new_request
+
+    settings = {
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "threads": threads,
+        "rules": rules,
+        "strategies": strategies,
+        "rotate_seats": rotate_seats,
+        "log": log,
+        "backend": backend,
+        "records": records,
+    }
+    if out is not None:
+        return load_run(
+            write_run(
+                game,
+                out=out,
+                force=force,
+                resume=resume,
+                report=report,
+                progress=progress,
+                skip_space_check=skip_space_check,
+                dpi=dpi,
+                formats=formats,
+                scheduler=scheduler,
+                **settings,
+            )
+        )
+    for name, given in (("resume", resume), ("report", report)):
+        if given:
+            raise CardsimError(
+                f"{name}=True needs out=DIR: the {'run' if name == 'resume' else 'report'} "
+                "is in the run folder"
+            )
+    request = new_request(game, **settings)
+    if scheduler is not None and backend != "cpu":
+        raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
+    logged: list = []
+    merged: list = []
+    with _cluster(scheduler, threads) as cluster:
+        games_table, matches_table = play_run(
+            request,
+            progress=progress,
+            events=logged,
+            play=None if cluster is None else cluster.play_chunks,
+            aggregates=merged,
+        )
+    meta = request.meta()
+    events = None
+    if logged:
+        from ..runs.log_tables import concat_events
+
+        events = concat_events(logged).to_pandas()
+        events.attrs.update(meta)
+    if request.records == "none":
+        import pandas as pd
+
+        found = merged[0] if merged else None
+        games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
+        games_frame.attrs.update(meta)
+        return Run(path=None, meta=meta, games=games_frame, aggregates=found, events=events)
+    records = games_table.to_pandas()
+    records["end"] = records["end"].astype("category")
+    records.attrs.update(meta)
+    matches = None
+    if matches_table is not None:
+        matches = matches_table.to_pandas()
+        matches.attrs.update(meta)
+    return Run(path=None, meta=meta, games=records, matches=matches, events=events)
+
+
+@_refuses_empty_out
+def write_run(
+    game: str,
+    *,
+    out: str | Path,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    rotate_seats: bool = False,
+    force: bool = False,
+    resume: bool = False,
+    report: bool = False,
+    progress: bool = False,
+    log: int | str | None = None,
+    scheduler: str | None = None,
+    backend: str = "cpu",
+    records: str | None = None,
+    skip_space_check: bool = False,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> Path:
+    """Play a run into the folder ``out``, as ``cardsim simulate --out OUT`` does, and
+    return ``out``; nothing is read back (a run too big for memory is written all the
+    same; :func:`simulate` is this, then ``load_run``).
+
+    The settings are :func:`simulate`'s. ``out`` is refused where it holds a run, unless
+    ``force``, and where the records would not fit on its disk (an estimate), unless
+    ``skip_space_check``. ``resume=True`` completes the interrupted or crashed run in
+    ``out`` with its own settings (any given besides are checked against them, as the
+    command checks its options; ``records`` defaults to the run's), playing again any
+    chunk found damaged. ``report=True`` writes the report when the run is complete
+    (charts in ``formats`` at ``dpi``, as :func:`analysis.reports.write_report`).
+    ``progress``: what is played, a progress bar and the report's steps on standard
+    error. A signal (Ctrl-C, SIGTERM) raises :class:`simulate.runs.engine.RunInterrupted`
+    once the finished chunks are safe."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from ..runs.request import check_records
+    from .commands import runs
+
+    echo = _echo(progress)
+    out = Path(out)
+    if scheduler is not None and backend != "cpu":
+        raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
+    if report:
+        dpi, formats = chart_dpi(dpi), chart_formats(formats)
+    if records is not None:
+        check_records(records, "records")
+    plan = runs.plan_run(
+        game,
+        out,
+        resume=resume,
+        force=force,
+        skip_space_check=skip_space_check,
+        threads=threads,
+        backend=backend,
+        players=players,
+        games=games,
+        seed=seed,
+        rules=rules,
+        strategies=strategies,
+        rotate_seats=rotate_seats,
+        log=log,
+        records=records,
+    )
+    with _cluster(scheduler, threads) as cluster:
+        runs.play_plan(plan, cluster=cluster, progress=progress, echo=echo)
+    if report:
+        runs.report(out, progress=progress, dpi=dpi, formats=formats)
+    return out
+
+
+@_refuses_empty_out
+def balance(
+    game: str,
+    *,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str | None = None,
+    skill_games: int | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    resume: bool = False,
+    skip_space_check: bool = False,
+    report: bool = False,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
+    """Play a run and its skill games, as ``cardsim balance``, and return the balance
+    measures (:func:`analysis.balance.balance_measures`): one row per measure
+    (``first_seat_advantage``, ``seat_spread``, ``decisive``, ``turns``, ``turns_p90``,
+    ``lead_changes``, ``comebacks``, ``skill``), columns ``value``, ``lo``, ``hi`` (95%
+    interval) and ``definition``.
+
+    The run is :func:`simulate`'s (``players``, ``games``: default 100,000, ``seed``,
+    ``rules``, ``strategies``); the skill games put ``skill`` (any strategy; default
+    ``hold-wilds``) in one seat and ``random`` in the others, every deal once per seat on
+    the run's seed (so on its deals), ``skill_games`` deals or matches (default
+    ``games``). A game without choices plays no skill games: its skill is 0 by
+    definition, and ``skill`` or ``skill_games`` is a mistake. With ``out`` the run folder
+    is written, the skill games into ``out/skill`` (refused where runs are, unless
+    ``force``; ``resume=True`` completes both with their own settings, as ``cardsim
+    balance --resume``, keeping what is complete), and ``report=True`` writes the report
+    with its Balance section and ``balance.csv`` (the table returned is then its own);
+    without ``out`` nothing is written. With ``out`` the measures are read from the folders
+    in batches, as the report reads them: the memory does not grow with the run.
+    ``scheduler``: the run and its skill games are played on a Dask cluster (one
+    connection for both), as for :func:`simulate`."""
+    from analysis.balance import balance_table
+
+    from .commands.balance import check_skill_options, plan_balance, play_balance, skill_request
+
+    settings = {
+        "players": players,
+        "games": BALANCE_GAMES if games is None and not resume else games,
+        "seed": seed,
+        "rules": rules,
+        "strategies": strategies,
+    }
+    if out is not None:
+        plan = plan_balance(
+            game,
+            Path(out),
+            skill=skill,
+            skill_games=skill_games,
+            resume=resume,
+            force=force,
+            skip_space_check=skip_space_check,
+            threads=threads,
+            **settings,
+        )
+        with _cluster(scheduler, threads) as cluster:
+            play_balance(plan, cluster=cluster, progress=progress, echo=_echo(progress))
+        if report:
+            from analysis.balance import read_balance
+
+            from .commands.runs import report as write_report
+
+            write_report(out, progress=progress)
+            return read_balance(out, definitions=True)
+        from analysis.reports.balance import folder_balance
+
+        return folder_balance(out)
+    for name, given in (("resume", resume), ("report", report)):
+        if given:
+            raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
+    from ..games.registry import resolve_game
+    from ..runs.request import make_request
+
+    info = resolve_game(game)
+    check_skill_options(info, skill, skill_games)
+    main = make_request(game, threads=threads, **settings)
+    skilled = None
+    if info.spec.takes_strategies:
+        skilled = skill_request(main, skill, skill_games, threads)
+    with _cluster(scheduler, threads) as cluster:
+        common = {"threads": threads, "progress": progress, "scheduler": cluster}
+        run = simulate(
+            game,
+            players=main.players,
+            games=main.games,
+            seed=main.seed,
+            rules=main.rules,
+            strategies=list(main.specs) or None,
+            **common,
+        )
+        skill_run = None
+        if skilled is not None:
+            skill_run = simulate(
+                game,
+                players=skilled.players,
+                games=skilled.games,
+                seed=skilled.seed,
+                rules=main.rules,
+                strategies=list(skilled.specs),
+                rotate_seats=True,
+                **common,
+            )
+    return balance_table(run, skill=skill_run)
+
+
+@_refuses_empty_out
+def sweep(
+    study: str | Path | Study,
+    *,
+    out: str | Path,
+    games: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    resume: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
+    scheduler: str | None = None,
+    records: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Run a house-rule study, as ``cardsim sweep STUDY.toml --out OUT``, and return its
+    comparison table: one row per variant and player count, with the figures, intervals,
+    differences from the base variant, tests and verdict that the comparison report shows
+    (the columns of ``comparison.csv``; ``docs/python.md`` lists them).
+
+    ``study`` is a study file (a path) or a :class:`simulate.app.studies.file.Study`.
+    ``games`` replaces the study's games per cell (a quick trial); ``force`` overwrites a
+    folder that holds a study, ``resume`` completes one. With ``report`` (the default) the
+    comparison report is written as the command writes it (one per player count, and with
+    several counts one across them) and the table is read from its ``comparison.csv``;
+    without, nothing but the runs is written and the table is computed in memory.
+    ``negligible_share`` (percentage points of a share, 0 to under 100) and
+    ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
+    thresholds, as ``--negligible-share`` and ``--negligible-change``. ``scheduler``: the
+    cells' games are played on a Dask cluster, as for :func:`simulate`. ``records="none"``
+    (``--records none``; default: the study's ``records``, else ``"all"``): aggregate-only
+    cells, the variants of a player count played together so that the comparison stays
+    paired (``docs/studies.md``). ``dpi`` and ``formats``: the comparison reports' charts,
+    as for :func:`analysis.reports.write_report`."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from .studies.file import load_study
+    from .studies.sweep import plan_sweep, run_sweep
+
+    verdict = _verdict_options(negligible_share, negligible_change)
+    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats), **verdict}
+    if not hasattr(study, "cells"):
+        study = load_study(study)
+    plan = plan_sweep(study, out, games, threads, force, resume, records)
+    with _cluster(scheduler, threads) as cluster:
+        run_sweep(
+            plan,
+            progress=progress,
+            compare=report,
+            echo=_echo(progress),
+            charts=charts,
+            cluster=cluster,
+        )
+    counts = sorted({cell.players for cell in plan.cells})
+    tables = []
+    for players in counts:
+        cells = [cell for cell in plan.cells if cell.players == players]
+        if report:
+            tables.append(read_comparison(plan.comparison_folder(players) / COMPARISON_CSV))
+        else:
+            folders = [plan.cell_folder(cell) for cell in cells]
+            tables.append(
+                comparison_frame(
+                    folders, names=[cell.variant.name for cell in cells], base=0, **verdict
+                )
+            )
+    import pandas as pd
+
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+
+
+@_refuses_empty_out
+def compare(
+    *dirs: str | Path,
+    out: str | Path | None = None,
+    base: str | int | None = None,
+    names: Sequence[str] | None = None,
+    title: str | None = None,
+    force: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
+) -> pd.DataFrame:
+    """Compare run folders, as ``cardsim compare DIR DIR ...``, and return the comparison
+    table (the columns of ``comparison.csv``): one row per run, its figures and intervals,
+    and against the base run the differences with their intervals and tests (paired where
+    the runs played the same deals) and the verdict in words.
+
+    ``base``: the run the others are compared with, by folder name or position (default:
+    the first); ``names`` label the runs (default: the folders' names). With ``out`` the
+    comparison report is written there too (refused where one already is, unless
+    ``force``); without, nothing is written. ``negligible_share`` and
+    ``negligible_change``: the verdict's thresholds, as for :func:`sweep`."""
+    from ..runs.folder.lock import lock_folder
+
+    verdict = _verdict_options(negligible_share, negligible_change)
+    if len(dirs) == 1 and not isinstance(dirs[0], str | Path):
+        dirs = tuple(dirs[0])  # compare([a, b]) as well as compare(a, b)
+    folders = [Path(d) for d in dirs]
+    if len(folders) < 2:
+        raise CardsimError(f"compare needs two or more run folders, got {len(folders)}")
+    if names is None:
+        names = [folder.name for folder in folders]
+        if len(set(names)) < len(names):
+            names = [str(folder) for folder in folders]
+    names = [str(name) for name in names]
+    index = _base_index(base, folders, names)
+    if out is None:
+        return comparison_frame(folders, names=names, base=index, **verdict)
+    from analysis.comparisons.report import write_comparison
+
+    out = Path(out)
+    from ..runs.folder.paths import check_writable
+
+    check_writable(out)
+    if (out / COMPARISON_CSV).exists() and not force:
+        raise CardsimError(
+            f"{out} already holds a comparison ({COMPARISON_CSV}); choose another out or pass "
+            "force=True to overwrite it"
+        )
+    with lock_folder(out):
+        write_comparison(folders, out, names=names, base=index, title=title, **verdict)
+    return read_comparison(out / COMPARISON_CSV)
+
+
+def _verdict_options(share: float, change: float) -> dict[str, float]:
+    """The verdict's thresholds checked, as ``write_comparison`` takes them."""
+    from analysis.comparisons.verdict import thresholds
+    from analysis.errors import ReportError
+
+    try:
+        limits = thresholds(share, change)
+    except ReportError as exc:
+        raise CardsimError(str(exc)) from None
+    return {"negligible_share": limits.share, "negligible_change": limits.change}
+
+
+def _base_index(base: str | int | None, folders: list[Path], names: list[str]) -> int:
+    if base is None:
+        return 0
+    if isinstance(base, int) and not isinstance(base, bool):
+        if not 0 <= base < len(folders):
+            raise CardsimError(f"base {base} is not a run: use 0 to {len(folders) - 1}")
+        return base
+    found = [i for i, name in enumerate(names) if str(base) in (name, str(folders[i]))]
+    if not found:
+        raise CardsimError(f"base {base!r} is none of the runs; runs: {', '.join(names)}")
+    return found[0]
+
+
+def comparison_frame(
+    run_dirs: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    base: int = 0,
+    *,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
+) -> pd.DataFrame:
+    """The comparison table of ``run_dirs`` computed without writing anything: what
+    :func:`analysis.comparisons.write_comparison` writes as ``comparison.csv``, and
+    :func:`read_comparison` reads back (the same numbers, to ten significant digits)."""
+    from analysis.comparisons.report import compare_runs
+    from analysis.comparisons.verdict import thresholds
+
+    limits = thresholds(negligible_share, negligible_change)
+    _, _, table = compare_runs(run_dirs, names, base, limits=limits)
+    text = table.to_csv(index=False, float_format="%.10g")
+    return read_comparison(io.StringIO(text))
+
+
+_COUNT_COLUMNS = frozenset(
+    ("players", "games", "first_wins", "matches", "pairs", "first_base_only")
+    + ("first_variant_only", "length_pairs", "match_pairs")
+)
+"""The columns of ``comparison.csv`` that count (whole numbers); the others are figures."""
+
+
+def read_comparison(source) -> pd.DataFrame:
+    """A ``comparison.csv`` (a path or a text buffer) as a DataFrame: the significance
+    columns (``<test>_significant``: true, false, or empty on the base rows) as pandas'
+    nullable booleans, ``is_base`` as booleans, the counts (games, wins, pairs) as integers,
+    ``not_rules`` as text ("" where nothing but the rules differs) and every other number as
+    a float."""
+    import pandas as pd
+
+    table = pd.read_csv(source)
+    for column in table.columns:
+        if pd.api.types.is_integer_dtype(table[column]) and column not in _COUNT_COLUMNS:
+            # a figure that happens to be whole here (a median, a percentile) reads as the
+            # float it is, as in another player count's table where it is not whole
+            table[column] = table[column].astype(float)
+        if column.endswith("_significant"):
+            table[column] = table[column].astype("boolean")
+    if "is_base" in table:
+        table["is_base"] = table["is_base"].astype(bool)
+    if "not_rules" in table:  # "" (nothing but the rules differs) reads back as ""
+        table["not_rules"] = [v if isinstance(v, str) else "" for v in table["not_rules"]]
+    return table
+
+
+def _strategy_list(strategies) -> list[str]:
+    """A list of strategies, from a list or one comma-separated string."""
+    if isinstance(strategies, str):
+        from .studies.file import split_seats
+
+        return split_seats(strategies)
+    return [str(s) for s in strategies]
+
+
+@_refuses_empty_out
+def tournament(
+    game: str,
+    *,
+    strategies: Sequence[str] | str,
+    out: str | Path,
+    players: int | None = None,
+    games: int = 100_000,
+    seed: int | None = None,
+    rules: dict | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
+    """Play every strategy against every other, as ``cardsim tournament``, into ``out``,
+    and return the win-share table with the ratings: one row per pairing played,
+    ``strategy`` (in one seat) ``against`` (in every other seat), ``share`` of the games
+    that ``strategy``'s seat won, its 95% Wilson interval ``lo``, ``hi``, ``games``, then
+    the Luce rating of ``strategy`` on the Elo scale: ``rating``, ``rating_lo``,
+    ``rating_hi`` (95% bootstrap interval) and ``rated_games`` (the decided games it played).
+
+    ``table.pivot(index="strategy", columns="against", values="share")`` is the report's
+    matrix. ``strategies``: a list or a comma-separated string; ``games`` deals (matches)
+    per pairing, each played once per seat. With ``report`` (the default) the tournament's
+    report (``report.html``, ``matrix.csv``, ``ratings.csv``) is written into ``out``.
+    ``scheduler``: the pairings' games are played on a Dask cluster, as for
+    :func:`simulate` (one connection for the whole tournament)."""
+    from .studies.tournament import run_tournament
+
+    out = Path(out)
+    with _cluster(scheduler, threads) as cluster:
+        run_tournament(
+            game,
+            strategies=_strategy_list(strategies),
+            out=out,
+            players=players,
+            games=games,
+            seed=seed,
+            rules=rules,
+            threads=threads,
+            force=force,
+            progress=progress,
+            echo=_echo(progress),
+            cluster=cluster,
+        )
+    if report:
+        from analysis.comparisons.tournament import write_tournament_report
+
+        write_tournament_report(out)
+    return tournament_frame(out)
+
+
+def tournament_frame(folder: str | Path) -> pd.DataFrame:
+    """The win-share table and ratings of the tournament in ``folder`` (see
+    :func:`tournament`), computed from its runs (the numbers of ``matrix.csv`` and
+    ``ratings.csv``)."""
+    from analysis.comparisons.tournament import (
+        long_matrix,
+        ratings,
+        read_pairings,
+        win_matrix,
+    )
+
+    info, pairings = read_pairings(Path(folder))
+    strategies, players = info["strategies"], info["players"]
+    table = long_matrix(*win_matrix(strategies, pairings, players))
+    rated = ratings(strategies, pairings, players).rename(
+        columns={"lo": "rating_lo", "hi": "rating_hi", "games": "rated_games"}
+    )
+    return table.merge(rated, on="strategy", how="left")
+
+
+@_refuses_empty_out
+def tune(
+    game: str,
+    *,
+    opponents: Sequence[str] | str = ("random",),
+    players: int | None = None,
+    budget: int = 2_000_000,
+    holdout: int | None = None,
+    seed: int | None = None,
+    rules: dict | None = None,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> Any:
+    """Search the weights of a ``weighted`` strategy against ``opponents``, as
+    ``cardsim tune``, and return the game's result (the shedding games':
+    ``TuneResult``): ``spec`` (the strategy, ready for
+    ``strategies=[...]``), ``weights``, its held-out win ``share`` with ``lo`` and ``hi``,
+    ``greedy``'s on the same deals, ``holdout_games`` and ``history`` (per round: the mean
+    and best training share; ``pandas.DataFrame(result.history)`` tabulates it). With
+    ``out`` the result is also written there as JSON. ``scheduler``: each candidate's
+    games are played on a Dask cluster, as for :func:`simulate` (the same result)."""
+    from ..games.registry import resolve_game
+    from ..games.spec import load
+
+    tune_games = load(resolve_game(game, "tune").spec.tune_path)
+    if out is not None:
+        from ..runs.folder.paths import check_writable
+
+        check_writable(out, file=True)  # before the search, not after it
+    with _cluster(scheduler, threads) as cluster:
+        result = tune_games(
+            game,
+            opponents=_strategy_list(opponents),
+            players=players,
+            budget=budget,
+            seed=seed,
+            rules=rules,
+            threads=threads,
+            holdout=holdout,
+            echo=_echo(progress),
+            cluster=cluster,
+        )
+    if out is not None:
+        import json
+        from dataclasses import asdict
+
+        from ..runs.folder.writer import write_atomic
+
+        write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
+    return result
+
+
+@_refuses_empty_out
+def explore(
+    game: str,
+    *,
+    vary: dict | Sequence[str],
+    aim: dict | Sequence[str],
+    require: Sequence[str] | None = None,
+    players: int | None = None,
+    budget: int = 1_000_000,
+    seed: int | None = None,
+    method: str = "auto",
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str | None = None,
+    first_round: int = 1_000,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
+    """Search the rule space for the rule sets that best meet the aims, as ``cardsim
+    explore``, and return the explore table (``explore.csv``): one row per rule set
+    measured, a column per varied knob, ``games`` (every deal it played, skill and
+    held-out deals included), for each aim ``<measure>``, ``<measure>_lo``,
+    ``<measure>_hi`` (95%; held-out estimates where ``confirmed``), then ``confirmed``,
+    ``base``, ``pick`` (1 for the best), ``front``, ``rounds`` and ``dropped``.
+
+    ``vary``: ``{knob: values}`` (a list, or a string such as ``"5..9"`` or
+    ``"none,same_rank"``) or ``--vary`` items (``["hand_size=5..9"]``); ``aim``:
+    ``{measure: target | "max" | "min" | None}`` or ``--aim`` items
+    (``["first_seat_advantage", "turns=min"]``); ``require``: ``--require`` items, bounds
+    every answer must keep (``["first_seat_advantage<=1pt", "turns<=40"]``). ``budget`` caps the deals played (every
+    seating, match deal, skill and held-out deal counted); ``method`` is ``auto``,
+    ``exhaustive`` or ``search``; ``rules`` and ``strategies`` fix the base rules and seats
+    (match play off unless ``rules`` sets ``match_deals`` or ``target_score``); ``skill``
+    the skilled strategy when skill is aimed (default ``hold-wilds``). With ``out`` the
+    files and (``report``) the report are written there (refused where an exploration is,
+    unless ``force``); without, nothing is written. The table holds the numbers of
+    ``explore.csv`` (read back from its text), and the same seed gives the same table,
+    here or with ``scheduler`` (the games played on a Dask cluster, as for
+    :func:`simulate`; one connection for the whole exploration)."""
+    from .exploration import explore_into
+    from .exploration.files import explore_table, read_explore, table_csv
+    from .exploration.plan import plan_explore
+    from .exploration.run import run_explore
+
+    plan = plan_explore(
+        game,
+        players=players,
+        vary=vary,
+        aim=aim,
+        require=require,
+        budget=budget,
+        seed=seed,
+        method=method,
+        first_round=first_round,
+        rules=rules,
+        strategies=strategies,
+        skill=skill,
+        threads=threads,
+    )
+    if out is not None:
+        from .exploration import check_out
+
+        check_out(Path(out), force)  # before connecting: refused at once, nothing written
+    with _cluster(scheduler, threads) as cluster:
+        if out is None:
+            table = explore_table(run_explore(plan, echo=_echo(progress), cluster=cluster))
+        else:
+            table, _, _ = explore_into(
+                plan, out, force=force, report=report, echo=_echo(progress), cluster=cluster
+            )
+    return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds

@@ -1,0 +1,5 @@
+"""``python -m simulate.app.cli``: the ``cardsim`` command line."""
+
+from . import main
+
+main()

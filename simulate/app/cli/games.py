@@ -1,0 +1,214 @@
+"""``cardsim rules``, ``play``, ``replay`` and ``search``: one game's rules, one game in
+words, and a hunt for long deals. Each is the game's own function (its spec or engine);
+the command checks the request and prints."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ...core.errors import CardsimError
+from ...games.registry import game_names
+from ..commands.runs import cluster_session
+from .common import (
+    ConfigOpt,
+    GameArg,
+    PlayersOpt,
+    PlayThreadsOpt,
+    RuleOpt,
+    SeedOpt,
+    StrategyOpt,
+    app,
+    count_option,
+    game_argument,
+    rule_overrides,
+    user_errors,
+)
+from .runs import SchedulerOpt, check_scheduler
+
+PlayGame = game_argument("play", "A game that plays a given deal")
+ReplayGame = Annotated[
+    str,
+    typer.Argument(
+        metavar="GAME|DIR",
+        help=f"A run folder, or a game that replays in words: {game_names('replay')}.",
+    ),
+]
+HandsOpt = Annotated[
+    bool, typer.Option("--hands", help="Print every seat's hand after each turn (trick).")
+]
+SearchGame = game_argument("search", "A game whose long deals can be hunted")
+
+
+@app.command()
+@user_errors
+def rules(
+    game: GameArg,
+    players: PlayersOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Print the resolved rules in plain words."""
+    from ...games.registry import check_players, resolve_game
+
+    info = resolve_game(game)
+    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
+    if players is not None:
+        check_players(info, players)
+        resolved.check_players(players)
+    typer.echo(f"{info.title}: {resolved.describe(players)}")
+
+
+@app.command()
+@user_errors
+def play(
+    game: PlayGame,
+    deal: Annotated[
+        str, typer.Option(help="The deal, one hand per seat separated by '/', top card first.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print the deal trick by trick before its end.")
+    ] = False,
+    hands: HandsOpt = False,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Play one given deal and print how it ends."""
+    from ...games.registry import resolve_game
+
+    info = resolve_game(game, "play")
+    if trace and as_json:
+        raise CardsimError("give --trace (the deal in words) or --json, not both")
+    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
+    engine = info.spec.engine()
+    if trace or hands:
+        result, lines = engine.play_traced(resolved, deal, hands=hands)
+        typer.echo("\n".join([*lines, engine.outcome_text(result)]))
+        return
+    result = engine.play_given(resolved, deal)
+    if as_json:
+        typer.echo(json.dumps({key: value for key, value in result.items() if key != "held"}))
+    else:
+        typer.echo(engine.outcome_text(result))
+
+
+@app.command()
+@user_errors
+def replay(
+    game: ReplayGame,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The run's seed (needed with a game's name; default: a run folder's own)."
+        ),
+    ] = None,
+    index: Annotated[
+        int | None, typer.Option("--game", help="The game's index in the run (default: 0).")
+    ] = None,
+    match: Annotated[
+        int | None,
+        typer.Option(
+            help="Match play: the match (then --deal, not --game, names the deal) "
+            "(default: single games)."
+        ),
+    ] = None,
+    deal: Annotated[
+        int | None, typer.Option(help="Match play: the deal within the match (default: 0).")
+    ] = None,
+    rotation: Annotated[
+        int, typer.Option(help="A run folder with rotated seats: the seating (default: 0).")
+    ] = 0,
+    hands: HandsOpt = False,
+    form: Annotated[
+        str,
+        typer.Option(
+            "--format", help="text (the game in words), json or csv (its events; a run folder)."
+        ),
+    ] = "text",
+    players: PlayersOpt = None,
+    strategy: StrategyOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+):
+    """Print one game turn by turn (hands, plays, draws, suits, penalties), from a run
+    folder (its rules, seats and seed; its log when it holds the game) or a game's name."""
+    from ...games.registry import resolve_game
+    from ...runs.request import make_request
+    from ..replay import is_run_folder, replay_run
+
+    if is_run_folder(game):
+        given = [
+            name
+            for name, value in (("--seed", seed), ("--players", players), ("--strategy", strategy))
+            if value
+        ] + (["--rule/--config"] if rule or config else [])
+        if given:
+            raise CardsimError(
+                f"{game} is a run folder, which gives the game's settings: drop {', '.join(given)}"
+            )
+        for name, value in (("--game", index), ("--match", match), ("--deal", deal)):
+            if value is not None and value < 0:
+                raise CardsimError(f"{name} must be at least 0, got {value}")
+        text = replay_run(
+            game, game=index, match=match, deal=deal, rotation=rotation, hands=hands, form=form
+        )
+        typer.echo(text)
+        return
+    info = resolve_game(game, "replay")
+    if seed is None:
+        raise CardsimError(f"--seed is needed to replay a game of {info.name} by its name")
+    if form != "text":
+        raise CardsimError("--format json|csv needs a run folder: cardsim replay DIR --game I")
+    index = 0 if index is None else index
+    deal = 0 if deal is None else deal
+    request = make_request(
+        game,
+        players=players,
+        games=1,
+        seed=seed,
+        rules=rule_overrides(config, rule, game),
+        strategies=strategy,
+    )
+    if index < 0 or (match is not None and (match < 0 or deal < 0)):
+        raise CardsimError(f"game, match and deal must be at least 0, got {index}, {match}, {deal}")
+    engine = info.spec.engine()
+    options = {"hands": True} if hands else {}
+    typer.echo(engine.replay(request, game=index, match=match, deal=deal, **options))
+
+
+@app.command()
+@user_errors
+def search(
+    game: SearchGame,
+    games: Annotated[int, count_option("Number of random deals to play.")] = 1_000_000,
+    players: PlayersOpt = None,
+    seed: SeedOpt = None,
+    top: Annotated[int, typer.Option(help="How many of the longest deals to print.")] = 10,
+    threads: PlayThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """Hunt for records: play random deals, print the longest and any that never end."""
+    from ...games.registry import resolve_game
+    from ...games.spec import load
+    from ...runs.request import make_request
+
+    info = resolve_game(game, "search")
+    if top < 1:
+        raise CardsimError(f"--top must be at least 1, got {top}")
+    request = make_request(
+        game,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        rules=rule_overrides(config, rule, game),
+    )
+    check_scheduler(scheduler)
+    with cluster_session(scheduler, threads) as cluster:
+        text = load(info.spec.search_path)(request, top=top, progress=True, cluster=cluster)
+    typer.echo(text)

@@ -1,0 +1,76 @@
+"""``cardsim explore``: a search of the rule space for the rule sets that best meet a
+designer's aims, raced on common random numbers and confirmed on held-out deals.
+
+- :mod:`.space`: ``--vary`` and ``--aim`` read and checked, the product of the knobs'
+  values, the unplayable rule sets skipped and counted;
+- :mod:`.plan`: the whole exploration checked before anything is played (the base rules,
+  the method, the budget);
+- :mod:`.measure`: a candidate played on a range of deal indices (and its skill games),
+  every deal charged to the budget, measured by :mod:`analysis.balance`;
+- :mod:`.racing`: which candidates are clearly beaten; the Pareto front; the best;
+- :mod:`.search`: optuna's proposals (asked and told in order, one seeded sampler);
+- :mod:`.run`: the rounds and the confirmation;
+- :mod:`.files`: ``explore.csv``, ``best.toml``, ``explore.json``; :mod:`.file`: explore
+  files (``cardsim explore FILE.toml``).
+
+The report is :mod:`analysis.exploration`'s. ``docs/designing-house-rules.md`` walks
+through an exploration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ...core.errors import CardsimError
+
+FILES = ("explore.csv", "best.toml", "explore.json")
+
+
+def check_out(out: Path, force: bool) -> None:
+    """Refuse a folder that holds an exploration unless ``force``, or that cannot be
+    written (nothing is written)."""
+    from ...runs.folder.paths import check_writable
+
+    check_writable(out)
+    held = [name for name in FILES if (Path(out) / name).exists()]
+    if held and not force:
+        raise CardsimError(
+            f"{out} already holds an exploration ({held[0]}); choose another --out or pass "
+            "--force to overwrite it"
+        )
+
+
+def explore_into(
+    plan,
+    out: str | Path,
+    *,
+    force: bool = False,
+    report: bool = True,
+    echo: Callable[[str], None] = lambda line: None,
+    dpi=None,
+    formats=None,
+    cluster=None,
+):
+    """Run the exploration ``plan`` (:func:`simulate.app.exploration.plan.plan_explore`) and write
+    its files (and, with ``report``, its report) into ``out``. Returns ``(table, meta,
+    result)``: the ``explore.csv`` table, the ``explore.json`` dict, the
+    :class:`~simulate.app.exploration.run.Result`. ``cluster``: where the games are played,
+    if not here (:func:`~simulate.app.exploration.run.run_explore`)."""
+    from ...runs.folder.lock import lock_folder
+    from .files import explore_meta, explore_table, write_files
+    from .run import run_explore
+
+    out = Path(out)
+    check_out(out, force)
+    result = run_explore(plan, echo=echo, cluster=cluster)
+    with lock_folder(out):
+        # the report first, then the files all or none (explore.json last): an interruption
+        # leaves no exploration that a rerun would take for a finished one
+        table, meta = explore_table(result), explore_meta(result)
+        if report:
+            from analysis.exploration import write_explore_report
+
+            write_explore_report(out, table, meta, dpi=dpi, formats=formats)
+        write_files(out, result, table, meta)
+    return table, meta, result

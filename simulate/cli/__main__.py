@@ -1,5 +1,0 @@
-"""``python -m simulate.cli``: the ``cardsim`` command line."""
-
-from . import main
-
-main()
