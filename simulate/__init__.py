@@ -8,9 +8,10 @@ engine, and the API's functions load :mod:`simulate.app.api`, on first use.
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
 :func:`write_run` (a run folder written, not read back),
-:func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
-:func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
-:func:`explore` (a search of the rule space); :func:`read_comparison` and
+:func:`balance` (the balance measures of a run and its skill games), :func:`sweep` (and
+:func:`write_sweep`, the study's folder written, not read back),
+:func:`compare` (and :func:`write_compare`, the report written, not read back),
+:func:`tournament` (tables as DataFrames), :func:`tune` and :func:`explore` (a search of the rule space); :func:`read_comparison` and
 :func:`tournament_frame` read a comparison or a tournament folder back;
 they live in :mod:`simulate.app.api`.
 
@@ -36,7 +37,9 @@ if TYPE_CHECKING:
         tournament,
         tournament_frame,
         tune,
+        write_compare,
         write_run,
+        write_sweep,
     )
 
 __version__ = "0.2.0"
@@ -51,7 +54,9 @@ __all__ = [
     "tournament",
     "tournament_frame",
     "tune",
+    "write_compare",
     "write_run",
+    "write_sweep",
 ]
 _API = frozenset(__all__) - {"run"}
 

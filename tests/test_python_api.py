@@ -209,11 +209,15 @@ def test_compare_returns_the_table_of_comparison_csv(two_rules, tmp_path):
     written = simulate.compare(adding, doubling, out=tmp_path / "cmp", base="adding")
     assert (tmp_path / "cmp" / "report.html").exists()
     assert_frame_equal(written, table)
-    assert_frame_equal(
-        written, simulate.app.api.read_comparison(tmp_path / "cmp" / "comparison.csv")
-    )
+    assert_frame_equal(written, simulate.read_comparison(tmp_path / "cmp" / "comparison.csv"))
     with pytest.raises(CardsimError, match="already holds a comparison"):
         simulate.compare(adding, doubling, out=tmp_path / "cmp")
+    # write_compare, as the command: the report's files, its charts as asked, nothing read
+    files = simulate.write_compare(adding, doubling, out=tmp_path / "svg", formats="svg", dpi=50)
+    assert files == [tmp_path / "svg" / "report.html", tmp_path / "svg" / "report.md"]
+    assert {path.suffix for path in (tmp_path / "svg" / "charts").iterdir()} == {".svg"}
+    with pytest.raises(CardsimError, match="given twice"):
+        simulate.compare(adding, adding)
     # the base by name or position: the other run's differences change sign
     other = simulate.compare([adding, doubling], base=1)
     assert other["is_base"].tolist() == [False, True]
@@ -260,7 +264,7 @@ def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     ]
     for players in (3, 4):
         folder = tmp_path / "study" / f"compare-{players}p"
-        written = simulate.app.api.read_comparison(folder / "comparison.csv")
+        written = simulate.read_comparison(folder / "comparison.csv")
         rows = table[table["players"] == players].reset_index(drop=True)
         assert_frame_equal(rows[list(written.columns)], written)
         # a column of the other player count only (an end reason never seen here) is empty
@@ -274,8 +278,16 @@ def test_sweep_returns_one_row_per_variant_and_player_count(tmp_path):
     # without the report: the same numbers, computed in memory, nothing but the runs written
     from simulate.app.studies.file import load_study
 
-    quiet = simulate.sweep(load_study(study), out=tmp_path / "quiet", games=1500, report=False)
+    # (write_sweep, as the command: the folder written and nothing read back; then sweep
+    # completes it, every cell kept as it is, and computes the table)
+    written = simulate.write_sweep(
+        load_study(study), out=tmp_path / "quiet", games=1500, report=False
+    )
+    assert written.reports == []
+    cells = ["adding-3p", "doubling-3p", "adding-4p", "doubling-4p"]
+    assert written.runs == [tmp_path / "quiet" / cell for cell in cells]
     assert not (tmp_path / "quiet" / "compare-4p").exists()
+    quiet = simulate.sweep(study, out=tmp_path / "quiet", games=1500, report=False, resume=True)
     assert_frame_equal(quiet, table)
     with pytest.raises(CardsimError, match="already holds a study"):
         simulate.sweep(study, out=tmp_path / "quiet", games=1500)
@@ -422,7 +434,9 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
         "write_run": lambda: simulate.write_run("bmn", games=10, out=""),
         "balance": lambda: simulate.balance("bmn", games=10, out=""),
         "sweep": lambda: simulate.sweep("study.toml", out=""),
+        "write_sweep": lambda: simulate.write_sweep("study.toml", out=""),
         "compare": lambda: simulate.compare(["a", "b"], out=""),
+        "write_compare": lambda: simulate.write_compare(["a", "b"], out=""),
         "tournament": lambda: simulate.tournament("pis-yedili", strategies="random,greedy", out=""),
         "tune": lambda: simulate.tune("pis-yedili", out=" "),
         "explore": lambda: simulate.explore(

@@ -5,7 +5,9 @@
                               row per game, per deal in match play) and ``matches``
 ``balance(game, ...)``        a run and its skill games: the balance measures' table
 ``sweep(study, ...)``         a house-rule study: the comparison table of its variants
+``write_sweep(study, ...)``   the same study written into its folder, nothing read back
 ``compare(*dirs, ...)``       the comparison table of run folders
+``write_compare(*dirs, ...)`` the comparison report written, nothing read back
 ``tournament(game, ...)``     every strategy against every other: win shares and ratings
 ``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
 ``explore(game, ...)``        a search of the rule space for the aims: the explore table
@@ -28,7 +30,7 @@ import io
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.errors import CardsimError
 from ..core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
@@ -51,6 +53,9 @@ BALANCE_GAMES = 100_000
 
 COMPARISON_CSV = "comparison.csv"
 """The table a comparison writes beside its report (one row per variant)."""
+
+COMPARISON_FILES = ("report.html", "report.md", COMPARISON_CSV)
+"""What marks a folder as holding a comparison (``force`` overwrites it)."""
 
 
 def _refuses_empty_out(function):
@@ -409,42 +414,27 @@ def sweep(
     differences from the base variant, tests and verdict that the comparison report shows
     (the columns of ``comparison.csv``; ``docs/python.md`` lists them).
 
-    ``study`` is a study file (a path) or a :class:`simulate.app.studies.file.Study`.
-    ``games`` replaces the study's games per cell (a quick trial); ``force`` overwrites a
-    folder that holds a study, ``resume`` completes one. With ``report`` (the default) the
-    comparison report is written as the command writes it (one per player count, and with
-    several counts one across them) and the table is read from its ``comparison.csv``;
-    without, nothing but the runs is written and the table is computed in memory.
-    ``negligible_share`` (percentage points of a share, 0 to under 100) and
-    ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
-    thresholds, as ``--negligible-share`` and ``--negligible-change``. ``scheduler``: the
-    cells' games are played on a Dask cluster, as for :func:`simulate`. ``records="none"``
-    (``--records none``; default: the study's ``records``, else ``"all"``): aggregate-only
-    cells, the variants of a player count played together so that the comparison stays
-    paired (``docs/studies.md``). ``dpi`` and ``formats``: the comparison reports' charts,
-    as for :func:`analysis.reports.write_report`."""
-    from analysis.rendering.output import chart_dpi, chart_formats
-
-    from .studies.file import load_study
-    from .studies.sweep import plan_sweep, run_sweep
-
+    The settings are :func:`write_sweep`'s. With ``report`` (the default) the table is
+    read from the reports' ``comparison.csv``; without, it is computed in memory from the
+    run folders."""
     verdict = _verdict_options(negligible_share, negligible_change)
-    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats), **verdict}
-    if not hasattr(study, "cells"):
-        study = load_study(study)
-    plan = plan_sweep(study, out, games, threads, force, resume, records)
-    with _cluster(scheduler, threads) as cluster:
-        run_sweep(
-            plan,
-            progress=progress,
-            compare=report,
-            echo=_echo(progress),
-            charts=charts,
-            cluster=cluster,
-        )
-    counts = sorted({cell.players for cell in plan.cells})
+    plan, _ = _run_study(
+        study,
+        out=out,
+        games=games,
+        threads=threads,
+        force=force,
+        resume=resume,
+        report=report,
+        progress=progress,
+        verdict=verdict,
+        scheduler=scheduler,
+        records=records,
+        dpi=dpi,
+        formats=formats,
+    )
     tables = []
-    for players in counts:
+    for players in sorted({cell.players for cell in plan.cells}):
         cells = [cell for cell in plan.cells if cell.players == players]
         if report:
             tables.append(read_comparison(plan.comparison_folder(players) / COMPARISON_CSV))
@@ -460,6 +450,109 @@ def sweep(
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
+class WrittenStudy(NamedTuple):
+    """What :func:`write_sweep` wrote into its folder."""
+
+    runs: list[Path]
+    """A run folder per cell (variant x player count), in the study's order."""
+    reports: list[Path]
+    """The comparison reports' files (HTML and Markdown; none without ``report``)."""
+
+
+@_refuses_empty_out
+def write_sweep(
+    study: str | Path | Study,
+    *,
+    out: str | Path,
+    games: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    resume: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
+    scheduler: str | None = None,
+    records: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> WrittenStudy:
+    """Run a house-rule study into the folder ``out``, as ``cardsim sweep STUDY.toml --out
+    OUT`` does, and say what was written (:class:`WrittenStudy`); nothing is read back.
+
+    ``study`` is a study file (a path) or a :class:`simulate.app.studies.file.Study`.
+    ``games`` replaces the study's games per cell (a quick trial); ``force`` overwrites a
+    folder that holds a study, ``resume`` completes one. With ``report`` (the default) the
+    comparison report is written as the command writes it (one per player count, and with
+    several counts one across them); without, nothing but the runs.
+    ``negligible_share`` (percentage points of a share, 0 to under 100) and
+    ``negligible_change`` (percent of a mean, 0 or more) are the verdict's practical
+    thresholds, as ``--negligible-share`` and ``--negligible-change``. ``scheduler``: the
+    cells' games are played on a Dask cluster, as for :func:`simulate`. ``records="none"``
+    (``--records none``; default: the study's ``records``, else ``"all"``): aggregate-only
+    cells, the variants of a player count played together so that the comparison stays
+    paired (``docs/studies.md``). ``dpi`` and ``formats``: the comparison reports' charts,
+    as for :func:`analysis.reports.write_report`. ``progress``: what is played, a
+    progress bar per cell and the reports' steps on standard error. A signal (Ctrl-C,
+    SIGTERM) raises :class:`simulate.app.studies.sweep.SweepInterrupted`, with the command
+    that resumes the study, once the finished chunks are safe."""
+    verdict = _verdict_options(negligible_share, negligible_change)
+    plan, reports = _run_study(
+        study,
+        out=out,
+        games=games,
+        threads=threads,
+        force=force,
+        resume=resume,
+        report=report,
+        progress=progress,
+        verdict=verdict,
+        scheduler=scheduler,
+        records=records,
+        dpi=dpi,
+        formats=formats,
+    )
+    return WrittenStudy([plan.cell_folder(cell) for cell in plan.cells], reports)
+
+
+def _run_study(
+    study,
+    *,
+    out,
+    games,
+    threads,
+    force,
+    resume,
+    report,
+    progress,
+    verdict,
+    scheduler,
+    records,
+    dpi,
+    formats,
+):
+    """The study planned (everything checked, nothing written), then played and compared:
+    its plan and the reports' files written."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from .studies.file import load_study
+    from .studies.sweep import describe, plan_sweep, run_sweep
+
+    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats), **verdict}
+    if not hasattr(study, "cells"):
+        study = load_study(study)
+    plan = plan_sweep(study, out, games, threads, force, resume, records)
+    echo = _echo(progress)
+    echo(describe(plan))
+    with _cluster(scheduler, threads) as cluster:
+        if cluster is not None:
+            echo(f"on {cluster.text}")
+        reports = run_sweep(
+            plan, progress=progress, compare=report, echo=echo, charts=charts, cluster=cluster
+        )
+    return plan, reports
+
+
 @_refuses_empty_out
 def compare(
     *dirs: str | Path,
@@ -470,6 +563,8 @@ def compare(
     force: bool = False,
     negligible_share: float = NEGLIGIBLE_SHARE,
     negligible_change: float = NEGLIGIBLE_CHANGE,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Compare run folders, as ``cardsim compare DIR DIR ...``, and return the comparison
     table (the columns of ``comparison.csv``): one row per run, its figures and intervals,
@@ -478,12 +573,81 @@ def compare(
 
     ``base``: the run the others are compared with, by folder name or position (default:
     the first); ``names`` label the runs (default: the folders' names). With ``out`` the
-    comparison report is written there too (refused where one already is, unless
-    ``force``); without, nothing is written. ``negligible_share`` and
+    comparison report is written there too, as :func:`write_compare` writes it, and the
+    table is its ``comparison.csv``; without, nothing is written. ``negligible_share`` and
     ``negligible_change``: the verdict's thresholds, as for :func:`sweep`."""
-    from ..runs.folder.lock import lock_folder
-
+    if out is not None:
+        write_compare(
+            *dirs,
+            out=out,
+            base=base,
+            names=names,
+            title=title,
+            force=force,
+            negligible_share=negligible_share,
+            negligible_change=negligible_change,
+            dpi=dpi,
+            formats=formats,
+        )
+        return read_comparison(Path(out) / COMPARISON_CSV)
     verdict = _verdict_options(negligible_share, negligible_change)
+    folders, names, index = _compared(dirs, names, base)
+    return comparison_frame(folders, names=names, base=index, **verdict)
+
+
+@_refuses_empty_out
+def write_compare(
+    *dirs: str | Path,
+    out: str | Path,
+    base: str | int | None = None,
+    names: Sequence[str] | None = None,
+    title: str | None = None,
+    force: bool = False,
+    negligible_share: float = NEGLIGIBLE_SHARE,
+    negligible_change: float = NEGLIGIBLE_CHANGE,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> list[Path]:
+    """Write the comparison report of run folders into ``out``, as ``cardsim compare DIR
+    DIR ... --out OUT`` does (the command calls it), and return the report's files (HTML
+    and Markdown); nothing is read back. ``out`` is refused where it already holds a
+    comparison, unless ``force``. ``title``: the report's heading (default: from the runs);
+    ``dpi`` and ``formats``: its charts, as for :func:`analysis.reports.write_report`. The
+    other settings are :func:`compare`'s."""
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from ..runs.folder.lock import lock_folder
+    from ..runs.folder.paths import check_writable
+    from .studies.sweep import comparison_writer
+
+    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats)}
+    verdict = _verdict_options(negligible_share, negligible_change)
+    folders, names, index = _compared(dirs, names, base)
+    write_comparison = comparison_writer()
+    if write_comparison is None:
+        raise CardsimError(
+            "this installation has no comparison reports (analysis.comparisons.report)"
+        )
+    out = Path(out)
+    check_writable(out)
+    held = [name for name in COMPARISON_FILES if (out / name).exists()]
+    if held and not force:
+        raise CardsimError(
+            f"{out} already holds a comparison ({', '.join(held)}); choose another --out or "
+            "pass --force to overwrite it"
+        )
+    with lock_folder(out):
+        written = write_comparison(
+            folders, out, names=names, base=index, title=title, **charts, **verdict
+        )
+    return list(written)
+
+
+def _compared(dirs, names, base) -> tuple[list[Path], list[str], int]:
+    """The run folders of ``dirs`` (also given as one list), each read as a run; their
+    names (default: the folders' names, else their paths) and the base's index."""
+    from ..runs.folder.writer import read_meta
+
     if len(dirs) == 1 and not isinstance(dirs[0], str | Path):
         dirs = tuple(dirs[0])  # compare([a, b]) as well as compare(a, b)
     folders = [Path(d) for d in dirs]
@@ -493,24 +657,12 @@ def compare(
         names = [folder.name for folder in folders]
         if len(set(names)) < len(names):
             names = [str(folder) for folder in folders]
+        if len(set(names)) < len(names):
+            raise CardsimError(f"a folder is given twice: {', '.join(names)}")
     names = [str(name) for name in names]
-    index = _base_index(base, folders, names)
-    if out is None:
-        return comparison_frame(folders, names=names, base=index, **verdict)
-    from analysis.comparisons.report import write_comparison
-
-    out = Path(out)
-    from ..runs.folder.paths import check_writable
-
-    check_writable(out)
-    if (out / COMPARISON_CSV).exists() and not force:
-        raise CardsimError(
-            f"{out} already holds a comparison ({COMPARISON_CSV}); choose another out or pass "
-            "force=True to overwrite it"
-        )
-    with lock_folder(out):
-        write_comparison(folders, out, names=names, base=index, title=title, **verdict)
-    return read_comparison(out / COMPARISON_CSV)
+    for folder in folders:
+        read_meta(folder)
+    return folders, names, _base_index(base, folders, names)
 
 
 def _verdict_options(share: float, change: float) -> dict[str, float]:

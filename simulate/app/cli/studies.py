@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from ...core.errors import CardsimError
-from ..commands.runs import cluster_session
 from .common import (
     DpiOpt,
     FormatsOpt,
@@ -22,9 +21,6 @@ from .common import (
     user_errors,
 )
 from .runs import SchedulerOpt
-
-COMPARISON_FILES = ("report.html", "report.md", "comparison.csv")
-"""What a comparison writes into its folder (besides its charts)."""
 
 NegligibleShareOpt = Annotated[
     str | None,
@@ -113,49 +109,41 @@ def sweep(
     Every variant x player count goes into OUT/<variant>-<players>p/ (the same seed: common
     random numbers), then the comparison report is written (with several player counts,
     one per count and one across them)."""
-    from ..studies.file import load_study
-    from ..studies.sweep import SweepInterrupted, plan_sweep, run_sweep
+    from ..api import write_sweep
+    from ..studies.sweep import SweepInterrupted
 
-    charts = dict(zip(("dpi", "formats"), chart_options(dpi, formats), strict=True))
-    charts |= verdict_options(negligible_share, negligible_change)
+    dpi_, formats_ = chart_options(dpi, formats)
+    verdict = verdict_options(negligible_share, negligible_change)
     if scheduler is not None:
         from ...runs.cluster import parse_address
 
         parse_address(scheduler)
-    study = load_study(study_file)
     if out is None:
         if resume:
             raise CardsimError("--resume needs --out DIR, the folder of the study")
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"{study_file.stem}-{stamp}"
-    plan = plan_sweep(study, out, games, threads, force, resume, records)
-    counts = sorted({cell.players for cell in plan.cells})
-    first = plan.cells[0].request
-    unit = "match" if first.match_play else "game"
-    kept = ", aggregate-only" if plan.records == "none" else ""
-    typer.echo(
-        f"{study.title}: {count(len(study.variants), 'variant')} x "
-        f"{count(len(counts), 'player count')} ({', '.join(map(str, counts))}), "
-        f"{count(first.games, unit)} each{kept}, "
-        f"seed {study.seed} -> {out}",
-        err=True,
-    )
     try:
-        with cluster_session(scheduler, threads) as cluster:
-            if cluster is not None:
-                typer.echo(f"on {cluster.text}", err=True)
-            written = run_sweep(
-                plan,
-                echo=lambda line: typer.echo(line, err=True),
-                compare=report_,
-                charts=charts,
-                cluster=cluster,
-            )
+        written = write_sweep(
+            study_file,
+            out=out,
+            games=games,
+            threads=threads,
+            force=force,
+            resume=resume,
+            report=report_,
+            progress=True,
+            scheduler=scheduler,
+            records=records,
+            dpi=dpi_,
+            formats=formats_,
+            **verdict,
+        )
     except SweepInterrupted as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(130) from None
-    typer.echo(f"wrote {count(len(plan.cells), 'run folder')} in {out}")
-    for path in written:
+    typer.echo(f"wrote {count(len(written.runs), 'run folder')} in {out}")
+    for path in written.reports:
         typer.echo(f"wrote {path}")
 
 
@@ -191,51 +179,21 @@ def compare(
     negligible_change: NegligibleChangeOpt = None,
 ):
     """Compare runs side by side: write the comparison report (HTML and Markdown)."""
-    from ...runs.folder.writer import read_meta
-    from ..studies.sweep import comparison_writer
+    from ..api import write_compare
 
     dpi_, formats_ = chart_options(dpi, formats)
     verdict = verdict_options(negligible_share, negligible_change)
-    if len(run_dirs) < 2:
-        raise CardsimError(f"compare needs two or more run folders, got {len(run_dirs)}")
-    names = [folder.name for folder in run_dirs]
-    if len(set(names)) < len(names):
-        names = [str(folder) for folder in run_dirs]
-    if len(set(names)) < len(names):
-        raise CardsimError(f"a folder is given twice: {', '.join(names)}")
-    for folder in run_dirs:
-        read_meta(folder)
-    index = 0
-    if base is not None:
-        matches = [i for i, name in enumerate(names) if base in (name, str(run_dirs[i]))]
-        if not matches:
-            raise CardsimError(f"--base {base!r} is none of the runs; runs: {', '.join(names)}")
-        index = matches[0]
-    write_comparison = comparison_writer()
-    if write_comparison is None:
-        raise CardsimError(
-            "this installation has no comparison reports (analysis.comparisons.report)"
-        )
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    from ...runs.folder.lock import lock_folder
-
-    held = [name for name in COMPARISON_FILES if (out / name).exists()]
-    if held and not force:
-        raise CardsimError(
-            f"{out} already holds a comparison ({', '.join(held)}); choose another --out or "
-            "pass --force to overwrite it"
-        )
-    with lock_folder(out):
-        written = write_comparison(
-            run_dirs,
-            out,
-            names=names,
-            base=index,
-            title=title,
-            dpi=dpi_,
-            formats=formats_,
-            **verdict,
-        )
+    written = write_compare(
+        *run_dirs,
+        out=out,
+        base=base,
+        title=title,
+        force=force,
+        dpi=dpi_,
+        formats=formats_,
+        **verdict,
+    )
     for path in written:
         typer.echo(f"wrote {path}")

@@ -73,6 +73,22 @@ class SweepPlan:
         return f"cardsim sweep {self.study.path} --out {self.out} --resume{trial}"
 
 
+def describe(plan: SweepPlan) -> str:
+    """The line that says what a sweep plays: the study, its variants and player counts,
+    the games of each cell, and where it goes."""
+    from analysis.rendering.words import count_text
+
+    counts = sorted({cell.players for cell in plan.cells})
+    first = plan.cells[0].request
+    kept = ", aggregate-only" if plan.records == "none" else ""
+    return (
+        f"{plan.study.title}: {count_text(len(plan.study.variants), 'variant')} x "
+        f"{count_text(len(counts), 'player count')} ({', '.join(map(str, counts))}), "
+        f"{count_text(first.games, first.unit)} each{kept}, seed {plan.study.seed} -> "
+        f"{plan.out}"
+    )
+
+
 def plan_sweep(
     study: Study,
     out: str | Path,
