@@ -11,7 +11,7 @@ and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` 
 :func:`balance` (the balance measures of a run and its skill games), :func:`sweep` (and
 :func:`write_sweep`, the study's folder written, not read back),
 :func:`compare` (and :func:`write_compare`, the report written, not read back),
-:func:`tournament` (tables as DataFrames), :func:`tune` and :func:`explore` (a search of the rule space); :func:`read_comparison` and
+:func:`tournament` (and :func:`write_tournament`) (tables as DataFrames), :func:`tune` and :func:`explore` (a search of the rule space); :func:`read_comparison` and
 :func:`tournament_frame` read a comparison or a tournament folder back;
 they live in :mod:`simulate.app.api`.
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         write_compare,
         write_run,
         write_sweep,
+        write_tournament,
     )
 
 __version__ = "0.2.0"
@@ -57,6 +58,7 @@ __all__ = [
     "write_compare",
     "write_run",
     "write_sweep",
+    "write_tournament",
 ]
 _API = frozenset(__all__) - {"run"}
 

@@ -438,6 +438,9 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
         "compare": lambda: simulate.compare(["a", "b"], out=""),
         "write_compare": lambda: simulate.write_compare(["a", "b"], out=""),
         "tournament": lambda: simulate.tournament("pis-yedili", strategies="random,greedy", out=""),
+        "write_tournament": lambda: simulate.write_tournament(
+            "pis-yedili", strategies="random,greedy", out=""
+        ),
         "tune": lambda: simulate.tune("pis-yedili", out=" "),
         "explore": lambda: simulate.explore(
             "pis-yedili", vary=["hand_size=5..6"], aim=["seat_spread"], out=""

@@ -9,6 +9,7 @@
 ``compare(*dirs, ...)``       the comparison table of run folders
 ``write_compare(*dirs, ...)`` the comparison report written, nothing read back
 ``tournament(game, ...)``     every strategy against every other: win shares and ratings
+``write_tournament(game, ...)`` the same tournament written, nothing read back
 ``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
 ``explore(game, ...)``        a search of the rule space for the aims: the explore table
 ============================  ==============================================================
@@ -764,6 +765,8 @@ def tournament(
     report: bool = True,
     progress: bool = False,
     scheduler: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Play every strategy against every other, as ``cardsim tournament``, into ``out``,
     and return the win-share table with the ratings: one row per pairing played,
@@ -773,14 +776,63 @@ def tournament(
     ``rating_hi`` (95% bootstrap interval) and ``rated_games`` (the decided games it played).
 
     ``table.pivot(index="strategy", columns="against", values="share")`` is the report's
-    matrix. ``strategies``: a list or a comma-separated string; ``games`` deals (matches)
-    per pairing, each played once per seat. With ``report`` (the default) the tournament's
-    report (``report.html``, ``matrix.csv``, ``ratings.csv``) is written into ``out``.
-    ``scheduler``: the pairings' games are played on a Dask cluster, as for
-    :func:`simulate` (one connection for the whole tournament)."""
+    matrix. The settings are :func:`write_tournament`'s; the table is computed from the
+    pairings' runs (:func:`tournament_frame`)."""
+    write_tournament(
+        game,
+        strategies=strategies,
+        out=out,
+        players=players,
+        games=games,
+        seed=seed,
+        rules=rules,
+        threads=threads,
+        force=force,
+        report=report,
+        progress=progress,
+        scheduler=scheduler,
+        dpi=dpi,
+        formats=formats,
+    )
+    return tournament_frame(out)
+
+
+@_refuses_empty_out
+def write_tournament(
+    game: str,
+    *,
+    strategies: Sequence[str] | str,
+    out: str | Path,
+    players: int | None = None,
+    games: int = 100_000,
+    seed: int | None = None,
+    rules: dict | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    scheduler: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> list[Path]:
+    """Play every strategy against every other into the folder ``out``, as ``cardsim
+    tournament`` does (the command calls it), and return the report's files (HTML and
+    Markdown; none without ``report``); nothing is read back.
+
+    ``strategies``: a list or a comma-separated string; ``games`` deals (matches) per
+    pairing, each played once per seat, a run folder per pairing. With ``report`` (the
+    default) the tournament's report (``report.html``, ``matrix.csv``, ``ratings.csv``,
+    charts in ``formats`` at ``dpi``) is written into ``out``. ``scheduler``: the
+    pairings' games are played on a Dask cluster, as for :func:`simulate` (one connection
+    for the whole tournament). ``progress``: what is played, with a progress bar per
+    pairing, on standard error."""
     from .studies.tournament import run_tournament
 
     out = Path(out)
+    if report:
+        from analysis.rendering.output import chart_dpi, chart_formats
+
+        dpi, formats = chart_dpi(dpi), chart_formats(formats)  # checked before any game
     with _cluster(scheduler, threads) as cluster:
         run_tournament(
             game,
@@ -796,11 +848,11 @@ def tournament(
             echo=_echo(progress),
             cluster=cluster,
         )
-    if report:
-        from analysis.comparisons.tournament import write_tournament_report
+    if not report:
+        return []
+    from analysis.comparisons.tournament import write_tournament_report
 
-        write_tournament_report(out)
-    return tournament_frame(out)
+    return list(write_tournament_report(out, dpi=dpi, formats=formats))
 
 
 def tournament_frame(folder: str | Path) -> pd.DataFrame:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..commands.runs import cluster_session
 from .common import (
     ConfigOpt,
     DpiOpt,
@@ -61,31 +59,27 @@ def tournament(
 
     One seat against the rest, every seat in turn on the same deals; the report is
     DIR/report.html."""
-    from analysis.comparisons.tournament import write_tournament_report
-
-    from ..studies.tournament import run_tournament
+    from ..api import write_tournament
 
     dpi_, formats_ = chart_options(dpi, formats)
     check_scheduler(scheduler)
-    names = seat_list(None, strategies)
     if out is None:
         out = Path("results") / f"tournament-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    with cluster_session(scheduler, threads) as cluster:
-        run_tournament(
-            game,
-            strategies=names,
-            players=players,
-            games=games,
-            seed=seed,
-            out=out,
-            rules=rule_overrides(config, rule, game),
-            threads=threads,
-            force=force,
-            progress=True,
-            echo=lambda line: typer.echo(line, err=True),
-            cluster=cluster,
-        )
-    html_path, md_path = write_tournament_report(out, dpi=dpi_, formats=formats_)
+    html_path, md_path = write_tournament(
+        game,
+        strategies=seat_list(None, strategies),
+        players=players,
+        games=games,
+        seed=seed,
+        out=out,
+        rules=rule_overrides(config, rule, game),
+        threads=threads,
+        force=force,
+        progress=True,
+        scheduler=scheduler,
+        dpi=dpi_,
+        formats=formats_,
+    )
     typer.echo(f"wrote {html_path} and {md_path}")
 
 
@@ -118,28 +112,22 @@ def tune(
     """Search a weighted strategy's weights that win most against the opponents.
 
     The cross-entropy method; the best is measured on held-out deals."""
-    from ...games.registry import resolve_game
-    from ...games.spec import load
+    from ..api import tune as tune_weights
 
     check_scheduler(scheduler)
-    tune_games = load(resolve_game(game, "tune").spec.tune_path)
-    if out is not None:
-        from ...runs.folder.paths import check_writable
-
-        check_writable(out, file=True)  # before the search, not after it
-    with cluster_session(scheduler, threads) as cluster:
-        result = tune_games(
-            game,
-            opponents=seat_list(None, opponents),
-            players=players,
-            budget=budget,
-            seed=seed,
-            rules=rule_overrides(config, rule, game),
-            threads=threads,
-            holdout=holdout,
-            echo=lambda line: typer.echo(line, err=True),
-            cluster=cluster,
-        )
+    result = tune_weights(
+        game,
+        opponents=seat_list(None, opponents),
+        players=players,
+        budget=budget,
+        seed=seed,
+        rules=rule_overrides(config, rule, game),
+        threads=threads,
+        holdout=holdout,
+        out=out,
+        progress=True,
+        scheduler=scheduler,
+    )
     typer.echo(f"best: {result.spec}")
     typer.echo(
         f"held-out win share: {result.share:.2%} (95% CI {result.lo:.2%} to {result.hi:.2%}) "
@@ -147,9 +135,4 @@ def tune(
         f"{result.greedy_share:.2%} ({result.greedy_lo:.2%} to {result.greedy_hi:.2%})"
     )
     if out is not None:
-        from dataclasses import asdict
-
-        from ...runs.folder.writer import write_atomic
-
-        write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
         typer.echo(f"wrote {out}")
