@@ -7,13 +7,13 @@ engine, and the API's functions load :mod:`simulate.app.api`, on first use.
 
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
-:func:`write_run` (a run folder written, not read back),
-:func:`balance` (the balance measures of a run and its skill games), :func:`sweep` (and
-:func:`write_sweep`, the study's folder written, not read back),
-:func:`compare` (and :func:`write_compare`, the report written, not read back),
-:func:`tournament` (and :func:`write_tournament`) (tables as DataFrames), :func:`tune` and :func:`explore` (a search of the rule space); :func:`read_comparison` and
-:func:`tournament_frame` read a comparison or a tournament folder back;
-they live in :mod:`simulate.app.api`.
+:func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
+:func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
+:func:`explore` (a search of the rule space). What a command writes into its folder, with
+nothing read back, is :func:`write_run`, :func:`write_sweep`, :func:`write_compare`,
+:func:`write_tournament` and :func:`write_explore`: the commands call these.
+:func:`read_comparison` and :func:`tournament_frame` read a comparison or a tournament
+folder back. They live in :mod:`simulate.app.api`.
 
 Inside, a layer per subpackage, each importing only those below it
 (docs/how-it-works.md#layout): :mod:`simulate.app` (the application: the API, the CLI,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         tournament_frame,
         tune,
         write_compare,
+        write_explore,
         write_run,
         write_sweep,
         write_tournament,
@@ -56,6 +57,7 @@ __all__ = [
     "tournament_frame",
     "tune",
     "write_compare",
+    "write_explore",
     "write_run",
     "write_sweep",
     "write_tournament",

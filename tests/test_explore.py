@@ -716,6 +716,12 @@ def test_requirements_in_a_real_exploration(tmp_path):
     assert result.exit_code == 0, result.output
     again = read_explore(tmp_path / "file" / "explore.csv")
     pd.testing.assert_frame_equal(again, table)
+    # the same file from Python: the command's table and its picks in words
+    found = simulate.write_explore(path, out=tmp_path / "api", report=False)
+    pd.testing.assert_frame_equal(found.table, table)
+    assert found.best and all(line in result.stdout for line in found.best)
+    with pytest.raises(CardsimError, match="vary is not taken with an explore file"):
+        simulate.explore(path, vary=["hand_size=3..4"])
 
 
 def held(index: int, estimates: dict[str, tuple[float, float, float]]) -> Candidate:

@@ -445,6 +445,9 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
         "explore": lambda: simulate.explore(
             "pis-yedili", vary=["hand_size=5..6"], aim=["seat_spread"], out=""
         ),
+        "write_explore": lambda: simulate.write_explore(
+            "pis-yedili", vary=["hand_size=5..6"], aim=["seat_spread"], out=""
+        ),
     }
     for name, call in calls.items():
         with pytest.raises(CardsimError, match=f"{name}: out is an empty path"):

@@ -12,6 +12,7 @@
 ``write_tournament(game, ...)`` the same tournament written, nothing read back
 ``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
 ``explore(game, ...)``        a search of the rule space for the aims: the explore table
+``write_explore(game, ...)``  the same search written into its folder (and its picks)
 ============================  ==============================================================
 
 Every argument after the first is keyword-only, named as the command's option
@@ -931,19 +932,19 @@ def tune(
 
 @_refuses_empty_out
 def explore(
-    game: str,
+    game: str | Path,
     *,
-    vary: dict | Sequence[str],
-    aim: dict | Sequence[str],
+    vary: dict | Sequence[str] | None = None,
+    aim: dict | Sequence[str] | None = None,
     require: Sequence[str] | None = None,
     players: int | None = None,
-    budget: int = 1_000_000,
+    budget: int | None = None,
     seed: int | None = None,
-    method: str = "auto",
+    method: str | None = None,
     rules: dict | None = None,
     strategies: Sequence | None = None,
     skill: str | None = None,
-    first_round: int = 1_000,
+    first_round: int | None = None,
     threads: int | None = None,
     out: str | Path | None = None,
     force: bool = False,
@@ -958,49 +959,121 @@ def explore(
     ``<measure>_hi`` (95%; held-out estimates where ``confirmed``), then ``confirmed``,
     ``base``, ``pick`` (1 for the best), ``front``, ``rounds`` and ``dropped``.
 
-    ``vary``: ``{knob: values}`` (a list, or a string such as ``"5..9"`` or
-    ``"none,same_rank"``) or ``--vary`` items (``["hand_size=5..9"]``); ``aim``:
-    ``{measure: target | "max" | "min" | None}`` or ``--aim`` items
-    (``["first_seat_advantage", "turns=min"]``); ``require``: ``--require`` items, bounds
-    every answer must keep (``["first_seat_advantage<=1pt", "turns<=40"]``). ``budget`` caps the deals played (every
-    seating, match deal, skill and held-out deal counted); ``method`` is ``auto``,
-    ``exhaustive`` or ``search``; ``rules`` and ``strategies`` fix the base rules and seats
-    (match play off unless ``rules`` sets ``match_deals`` or ``target_score``); ``skill``
-    the skilled strategy when skill is aimed (default ``hold-wilds``). With ``out`` the
-    files and (``report``) the report are written there (refused where an exploration is,
-    unless ``force``); without, nothing is written. The table holds the numbers of
-    ``explore.csv`` (read back from its text), and the same seed gives the same table,
-    here or with ``scheduler`` (the games played on a Dask cluster, as for
-    :func:`simulate`; one connection for the whole exploration)."""
-    from .exploration import explore_into
+    ``game``: a game, or an explore file (``FILE.toml``, which fixes everything but
+    ``budget``, ``seed``, ``method``, ``first_round`` and ``threads``). ``vary``:
+    ``{knob: values}`` (a list, or a string such as ``"5..9"`` or ``"none,same_rank"``) or
+    ``--vary`` items (``["hand_size=5..9"]``); ``aim``: ``{measure: target | "max" | "min"
+    | None}`` or ``--aim`` items (``["first_seat_advantage", "turns=min"]``); ``require``:
+    ``--require`` items, bounds every answer must keep (``["first_seat_advantage<=1pt",
+    "turns<=40"]``). ``budget`` caps the deals played (every seating, match deal, skill
+    and held-out deal counted; default 1,000,000); ``method`` is ``auto`` (the default),
+    ``exhaustive`` or ``search``; ``first_round``: games per rule set in the first round
+    (default 1,000); ``rules`` and ``strategies`` fix the base rules and seats (match play
+    off unless ``rules`` sets ``match_deals`` or ``target_score``); ``skill`` the skilled
+    strategy when skill is aimed (default ``hold-wilds``). With ``out`` the files and
+    (``report``) the report are written there, as :func:`write_explore` writes them;
+    without, nothing is written. The table holds the numbers of ``explore.csv`` (read back
+    from its text), and the same seed gives the same table, here or with ``scheduler``
+    (the games played on a Dask cluster, as for :func:`simulate`; one connection for the
+    whole exploration). ``progress``: what is played, on standard error."""
+    from .exploration import describe, plan_from
     from .exploration.files import explore_table, read_explore, table_csv
-    from .exploration.plan import plan_explore
     from .exploration.run import run_explore
 
-    plan = plan_explore(
+    settings = {
+        "vary": vary,
+        "aim": aim,
+        "require": require,
+        "players": players,
+        "budget": budget,
+        "seed": seed,
+        "method": method,
+        "rules": rules,
+        "strategies": strategies,
+        "skill": skill,
+        "first_round": first_round,
+        "threads": threads,
+    }
+    if out is not None:
+        found = write_explore(
+            game,
+            out=out,
+            force=force,
+            report=report,
+            progress=progress,
+            scheduler=scheduler,
+            **settings,
+        )
+        return found.table
+    plan = plan_from(game, **settings)
+    echo = _echo(progress)
+    echo(describe(plan))
+    with _cluster(scheduler, threads) as cluster:
+        table = explore_table(run_explore(plan, echo=echo, cluster=cluster))
+    return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds
+
+
+class Exploration(NamedTuple):
+    """What :func:`write_explore` found and wrote."""
+
+    table: pd.DataFrame
+    """The explore table, as :func:`explore` returns it (the numbers of explore.csv)."""
+    best: list[str]
+    """The picks in words, best first, as ``cardsim explore`` prints them: each rule set,
+    its aimed measures on the held-out deals, and where it is worse than the base rules."""
+
+
+@_refuses_empty_out
+def write_explore(
+    game: str | Path,
+    *,
+    out: str | Path,
+    vary: dict | Sequence[str] | None = None,
+    aim: dict | Sequence[str] | None = None,
+    require: Sequence[str] | None = None,
+    players: int | None = None,
+    budget: int | None = None,
+    seed: int | None = None,
+    method: str | None = None,
+    rules: dict | None = None,
+    strategies: Sequence | None = None,
+    skill: str | None = None,
+    first_round: int | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> Exploration:
+    """Search the rule space as :func:`explore` does and write ``explore.csv``,
+    ``best.toml`` (a study for :func:`sweep`), ``explore.json`` and (``report``) the report
+    into ``out``, as ``cardsim explore --out OUT`` does (the command calls it); ``out`` is
+    refused where it holds an exploration, unless ``force``, before anything is played.
+    Returns an :class:`Exploration`: the table and the picks in words."""
+    from .exploration import best_words, check_out, describe, explore_into, plan_from
+    from .exploration.files import read_explore, table_csv
+
+    plan = plan_from(
         game,
-        players=players,
         vary=vary,
         aim=aim,
         require=require,
+        players=players,
         budget=budget,
         seed=seed,
         method=method,
-        first_round=first_round,
         rules=rules,
         strategies=strategies,
         skill=skill,
+        first_round=first_round,
         threads=threads,
     )
-    if out is not None:
-        from .exploration import check_out
-
-        check_out(Path(out), force)  # before connecting: refused at once, nothing written
+    out = Path(out)
+    check_out(out, force)  # before connecting: refused at once, nothing written
+    echo = _echo(progress)
+    echo(describe(plan, out))
     with _cluster(scheduler, threads) as cluster:
-        if out is None:
-            table = explore_table(run_explore(plan, echo=_echo(progress), cluster=cluster))
-        else:
-            table, _, _ = explore_into(
-                plan, out, force=force, report=report, echo=_echo(progress), cluster=cluster
-            )
-    return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds
+        table, _, result = explore_into(
+            plan, out, force=force, report=report, echo=echo, cluster=cluster
+        )
+    return Exploration(read_explore(io.BytesIO(table_csv(table))), best_words(plan, result))

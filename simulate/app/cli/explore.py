@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from ...core.errors import CardsimError
-from ..commands.runs import cluster_session
 from .common import (
     ConfigOpt,
     PlayersOpt,
@@ -116,21 +115,11 @@ def explore(
     round), the best confirmed on held-out deals beside the base rules. Writes
     DIR/explore.csv, DIR/best.toml (a study for 'cardsim sweep'), DIR/explore.json and the
     report (DIR/report.html, DIR/report.md)."""
-    from ..exploration import check_out, explore_into
-    from ..exploration.file import is_explore_file, locate, read_explore_file
-    from ..exploration.files import held_out_words
-    from ..exploration.plan import DEFAULT_BUDGET, FIRST_ROUND, plan_explore
-    from ..exploration.versus import against_base
+    from ...games.registry import resolve_game
+    from ..api import write_explore
+    from ..exploration.file import is_explore_file, read_explore_file
 
     check_scheduler(scheduler)
-    given = {
-        "budget": budget,
-        "seed": seed,
-        "method": method,
-        "first_round": first_round,
-        "threads": threads,
-    }
-    given = {key: value for key, value in given.items() if value is not None}
     if is_explore_file(game):
         fixed = {
             "--vary": vary,
@@ -149,45 +138,39 @@ def explore(
                 "file; --budget, --seed, --method, --first-round, --threads, --out and --force "
                 "may change a file's run"
             )
-        name, settings, title = read_explore_file(game)
-        settings.update(given, title=title)
-        try:
-            plan = plan_explore(name, **settings)
-        except CardsimError as exc:
-            raise locate(game, exc) from None
+        settings = {}
+        name = read_explore_file(game)[0]
     else:
         settings = {
             "players": players,
             "vary": vary or [],
             "aim": aim or [],
             "require": require or [],
-            "budget": DEFAULT_BUDGET,
-            "first_round": FIRST_ROUND,
             "rules": rule_overrides(config, rule, game),
             "strategies": seat_list(None, seats),
             "skill": skill,
-            **given,
         }
-        plan = plan_explore(game, **settings)
+        name = game
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("results") / f"explore-{plan.game.name}-{stamp}"
-    check_out(out, force)
-    typer.echo(
-        f"{plan.title}: {plan.space.size:,} rule sets ({len(plan.space.valid):,} playable), "
-        f"method {plan.method}, budget {plan.budget:,} deals, seed {plan.seed} -> {out}",
-        err=True,
+        try:
+            name = resolve_game(name).name
+        except CardsimError:
+            pass  # the file's bad game: write_explore names its line
+        out = Path("results") / f"explore-{name}-{stamp}"
+    found = write_explore(
+        game,
+        out=out,
+        budget=budget,
+        seed=seed,
+        method=method,
+        first_round=first_round,
+        threads=threads,
+        force=force,
+        progress=True,
+        scheduler=scheduler,
+        **settings,
     )
-    with cluster_session(scheduler, threads) as cluster:
-        table, meta, result = explore_into(
-            plan, out, force=force, echo=lambda line: typer.echo(line, err=True), cluster=cluster
-        )
     typer.echo(f"wrote {out / 'explore.csv'}, {out / 'best.toml'} and {out / 'report.html'}")
-    asked = [*(a.measure for a in plan.aims), *(r.measure for r in plan.requires)]
-    for rank, candidate in enumerate(result.picks, start=1):
-        label = candidate.rule_set.label(plan.knobs)
-        figures = held_out_words(plan, candidate)
-        versus = against_base(candidate, result.base, plan.aims, plan.requires)
-        worse = [m for m in dict.fromkeys(asked) if versus.get(m) == "worse"]
-        note = f"; worse than the base rules on {', '.join(worse)}" if worse else ""
-        typer.echo(f"best {rank}: {label}: {figures} (held out){note}")
+    for line in found.best:
+        typer.echo(line)

@@ -41,6 +41,64 @@ def check_out(out: Path, force: bool) -> None:
         )
 
 
+def plan_from(game: str | Path, **settings):
+    """The :class:`~simulate.app.exploration.plan.Plan` of ``game``, a game's name or an
+    explore file (``FILE.toml``). ``settings`` are :func:`~.plan.plan_explore`'s; those
+    that are None are the file's, else the defaults. An explore file fixes its game, knobs,
+    aims, bounds, base rules, seats, players and skill: only ``budget``, ``seed``,
+    ``method``, ``first_round`` and ``threads`` may change its run (one CardsimError
+    naming the first that clashes; errors in the file name its line)."""
+    from .file import is_explore_file, locate, read_explore_file
+    from .plan import plan_explore
+
+    given = {key: value for key, value in settings.items() if value is not None}
+    if not is_explore_file(str(game)):
+        return plan_explore(str(game), **({"vary": [], "aim": []} | given))
+    clash = [key for key in given if key not in RUN_SETTINGS]
+    if clash:
+        raise CardsimError(
+            f"{clash[0]} is not taken with an explore file ({game}): it comes from the file; "
+            f"{', '.join(RUN_SETTINGS)} may change a file's run"
+        )
+    name, fixed, title = read_explore_file(game)
+    try:
+        return plan_explore(name, **(fixed | given), title=title)
+    except CardsimError as exc:
+        raise locate(game, exc) from None
+
+
+RUN_SETTINGS = ("budget", "seed", "method", "first_round", "threads")
+"""What may change an explore file's run (the rest is the file's)."""
+
+
+def describe(plan, out: Path | None = None) -> str:
+    """The line that says what an exploration plays: the space, the method, the budget,
+    the seed, and where it goes."""
+    where = "" if out is None else f" -> {out}"
+    return (
+        f"{plan.title}: {plan.space.size:,} rule sets ({len(plan.space.valid):,} playable), "
+        f"method {plan.method}, budget {plan.budget:,} deals, seed {plan.seed}{where}"
+    )
+
+
+def best_words(plan, result) -> list[str]:
+    """The exploration's picks in words, best first, as ``cardsim explore`` prints them:
+    each rule set, its aimed measures on the held-out deals, and the measures on which it
+    is worse than the base rules."""
+    from .files import held_out_words
+    from .versus import against_base
+
+    asked = [*(a.measure for a in plan.aims), *(r.measure for r in plan.requires)]
+    lines = []
+    for rank, candidate in enumerate(result.picks, start=1):
+        label = candidate.rule_set.label(plan.knobs)
+        versus = against_base(candidate, result.base, plan.aims, plan.requires)
+        worse = [m for m in dict.fromkeys(asked) if versus.get(m) == "worse"]
+        note = f"; worse than the base rules on {', '.join(worse)}" if worse else ""
+        lines.append(f"best {rank}: {label}: {held_out_words(plan, candidate)} (held out){note}")
+    return lines
+
+
 def explore_into(
     plan,
     out: str | Path,
