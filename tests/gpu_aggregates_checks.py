@@ -77,6 +77,8 @@ def differences(gpu, cpu) -> list[str]:
 
 
 def _check(case: dict, first: int, count: int) -> dict:
+    from simulate.runs.gpu_aggregates import reduce_on_device
+
     options = {k: v for k, v in case.items() if k != "game"}
     common = dict(games=first + count, seed=41, threads=1, **options)
     gpu_request = make_request(case["game"], backend="cuda", **common)
@@ -86,7 +88,8 @@ def _check(case: dict, first: int, count: int) -> dict:
     table = engine.play(cpu_request, seating, first, count, 0).games
     cpu = aggregate_games(table, meta)
     stats: dict = {}
-    gpu = engine.play_aggregates(gpu_request, seating, first, count, meta=meta, stats=stats)
+    device = engine.device_chunk(gpu_request, seating, first, count)
+    gpu = reduce_on_device(device, meta, stats=stats)
     ends = table.column("end").combine_chunks()
     # The candidates copied back are exactly the games kept: none missing, none extra.
     kept = {*cpu.longest.column("game").to_pylist(), *cpu.first.column("game").to_pylist()}
@@ -180,12 +183,13 @@ def transfer(game: str, players: int, games: int) -> dict:
     the device: reduced there (``bytes``: histograms, counts, keys of the searched blocks,
     the candidates' records) and, for comparison, as records (``record_bytes``: the
     kernel's output arrays, which a run that keeps its records copies back whole)."""
+    from simulate.runs.gpu_aggregates import reduce_on_device
+
     request = make_request(game, players=players, games=games, seed=2026, backend="cuda")
     stats: dict = {}
     engine = request.game.spec.engine()
-    engine.play_aggregates(
-        request, request.seatings()[0], 0, games, meta=request.meta(), stats=stats
-    )
+    device = engine.device_chunk(request, request.seatings()[0], 0, games)
+    reduce_on_device(device, request.meta(), stats=stats)
     return {
         "game": game,
         "players": players,

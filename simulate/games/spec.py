@@ -94,12 +94,11 @@ class GameEngine(Protocol):
         says where to play them, one of the spec's ``backends``; the records are the same
         on every backend.
 
-        Optional, for an aggregate-only run (``records="none"``): ``play_aggregates(request,
-        seating, first, count, **reduce)``, the same games reduced to their
-        :class:`simulate.runs.folder.aggregates.Aggregates` where they are played (the GPU:
-        :func:`simulate.runs.gpu_aggregates.reduce_on_device`), or None, before playing anything,
-        where the records are to be reduced on the CPU
-        (:func:`simulate.runs.aggregate_runs.reduced_where_played`)."""
+        Optional, for an aggregate-only run (``records="none"``): ``device_chunk(request,
+        seating, first, count)``, the same games played on the GPU with their records left
+        in device memory (a :class:`simulate.games.device_chunk.DeviceChunk`, which the run
+        layer reduces there: :func:`simulate.runs.aggregate_runs.reduced_where_played`), or
+        None, before playing anything, where the records are to be reduced on the CPU."""
         ...
 
 

@@ -7,23 +7,27 @@ from __future__ import annotations
 
 def reduced_where_played(request, seatings: list, first: int, count: int, playing):
     """Games (matches) ``first .. first + count - 1`` in every seating reduced to their
-    statistics where the game's engine plays them (on the GPU: its ``play_aggregates``,
-    :mod:`simulate.runs.gpu_aggregates`), as a reduced Chunk; None, before anything is played,
-    where the engine leaves the reduction to :func:`reduced` (a CPU run, match play, logged
-    games). ``playing`` hears which seating is being played. The seatings' statistics are
-    merged, as the CPU reduces their interleaved records."""
+    statistics where the game's engine plays them (on the GPU: the records its
+    ``device_chunk`` leaves in device memory, reduced there by
+    :func:`simulate.runs.gpu_aggregates.reduce_on_device`), as a reduced Chunk; None,
+    before anything is played, where the engine leaves the reduction to :func:`reduced` (a
+    CPU run, match play, logged games). ``playing`` hears which seating is being played.
+    The seatings' statistics are merged, as the CPU reduces their interleaved records."""
     from ..games.spec import Chunk
 
-    play = getattr(request.game.spec.engine(), "play_aggregates", None)
-    if play is None:
+    describe = getattr(request.game.spec.engine(), "device_chunk", None)
+    if describe is None:
         return None
     meta, found = request.meta(), None
     for rotation, seating in enumerate(seatings):
         playing(count, rotation, len(seatings))
-        tag = rotation if request.rotate_seats else None
-        part = play(request, seating, first, count, meta=meta, rotation=tag)
-        if part is None:  # the engine's answer depends on the request, not the seating
+        device = describe(request, seating, first, count)
+        if device is None:  # the engine's answer depends on the request, not the seating
             return None
+        from .gpu_aggregates import reduce_on_device
+
+        tag = rotation if request.rotate_seats else None
+        part = reduce_on_device(device, meta, rotation=tag)
         found = part if found is None else found.merge(part)
     return Chunk(None, aggregates=found)
 

@@ -21,22 +21,23 @@ Each step is a kernel over the chunk's rows adding into small device arrays:
    those rows' records are gathered on the device and copied back, and the CPU's own
    selection runs on them, so both tables are the CPU's, ties included.
 
-A game family describes its records on the device as a :class:`DeviceChunk` (its GPU
-batch module builds one); the engine's ``play_aggregates`` calls :func:`reduce_on_device`.
+A game family describes its records on the device as a
+:class:`~simulate.games.device_chunk.DeviceChunk` (its engine's ``device_chunk``, built by
+its GPU batch module); :func:`simulate.runs.aggregate_runs.reduced_where_played` asks the
+engine for one and calls :func:`reduce_on_device`.
 Importing this module imports ``numba.cuda``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 
 from ..core import arrow
 from ..core.gpu import launch_grid, load_cuda
+from ..games.device_chunk import DeviceChunk
 from .engine import rotation_tagged
 
 cuda = load_cuda()
@@ -55,29 +56,6 @@ MIN_CUT_BLOCK = 64
 """The fewest rows per block of that search."""
 _LOW = np.iinfo(np.int64).max
 _HIGH = np.iinfo(np.int64).min
-
-
-@dataclass(frozen=True)
-class DeviceChunk:
-    """A chunk's records in device memory, as a game family's GPU batch describes them.
-
-    ``keys``: ``end`` and ``winner`` and, where the records have it, ``finish_rank``,
-    int8[count] device arrays of codes into ``labels[name]`` (-1: none; ``winner``: the
-    seat). ``columns``: every integer record column the CPU's reduction counts (neither
-    ``game`` nor a key nor a label column), by name, in the records' order, each a 1-D
-    integer device array of ``count`` rows (a strided view is fine). ``arrays``: the
-    kernel's outputs by name, each ``(device array, axis)`` with its rows along ``axis``:
-    what ``build`` turns into the records table (those arrays on the host, cut to some
-    rows along their axis), ``game`` numbered from ``first``."""
-
-    first: int
-    count: int
-    players: int
-    keys: dict
-    labels: dict[str, tuple[str, ...]]
-    columns: dict
-    arrays: dict[str, tuple]
-    build: Callable[[dict[str, np.ndarray]], pa.Table] = field(repr=False)
 
 
 def reduce_on_device(

@@ -90,9 +90,9 @@ def play_random(seed: int, first_game: int, count: int, players: int, rules: Beg
 
 def device_chunk(seed: int, first_game: int, count: int, players: int, rules: BeggarRules):
     """Games ``first_game .. first_game+count-1`` (``count`` >= 1) played on the GPU, their
-    records left in device memory: the :class:`simulate.runs.gpu_aggregates.DeviceChunk` that an
+    records left in device memory: the :class:`~simulate.games.device_chunk.DeviceChunk` that an
     aggregate-only run reduces there."""
-    from ...runs.gpu_aggregates import DeviceChunk
+    from ..device_chunk import DeviceChunk
 
     out = play_on_device(seed, first_game, count, players, rules)
     counted = ("cards", "tricks", "cycle_cards", "cycle_tricks", "lead_changes", "winner_behind")

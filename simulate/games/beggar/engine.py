@@ -29,22 +29,20 @@ class BeggarEngine:
             events = records.events_table(columns["event_games"], columns["events"])
         return Chunk(records.to_table(first, columns, request.players), events=events)
 
-    def play_aggregates(self, request, seating: tuple, first: int, count: int, **reduce):
-        """:meth:`play`'s games reduced to their statistics on the GPU
-        (:func:`simulate.runs.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
-        None, before playing anything, where the records go through the CPU: a CPU run, or
-        logged games among these."""
+    def device_chunk(self, request, seating: tuple, first: int, count: int):
+        """:meth:`play`'s games played on the GPU, their records left in device memory: a
+        :class:`~simulate.games.device_chunk.DeviceChunk`, which an aggregate-only run
+        reduces there; or None, before playing anything, where the records go through the
+        CPU: a CPU run, or logged games among these."""
         if (
             getattr(request, "backend", "cpu") != "cuda"
             or count < 1
             or getattr(request, "log", 0) > first
         ):
             return None
-        from ...runs.gpu_aggregates import reduce_on_device
         from . import cuda_batch
 
-        chunk = cuda_batch.device_chunk(request.seed, first, count, request.players, request.rules)
-        return reduce_on_device(chunk, **reduce)
+        return cuda_batch.device_chunk(request.seed, first, count, request.players, request.rules)
 
     def play_given(self, rules, deal: str) -> dict:
         """How the deal string ``deal`` ends under ``rules``: ``cards``, ``tricks``,

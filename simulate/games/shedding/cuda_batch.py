@@ -147,9 +147,9 @@ def device_chunk(
     every_strategy=None,
 ):
     """Games ``first_game .. first_game+count-1`` (``count`` >= 1) played on the GPU, their
-    records left in device memory: the :class:`simulate.runs.gpu_aggregates.DeviceChunk` that an
+    records left in device memory: the :class:`~simulate.games.device_chunk.DeviceChunk` that an
     aggregate-only run reduces there (``every_strategy``: as :func:`.records.to_table`)."""
-    from ...runs.gpu_aggregates import DeviceChunk
+    from ..device_chunk import DeviceChunk
 
     device = play_on_device(rules, players, strategies, seed, first_game, count)
     rows = {name: device["small"][k] for k, name in enumerate(BYTE_COLUMNS)}

@@ -38,18 +38,17 @@ class SheddingEngine:
             events = records.events_table(columns["event_games"], columns["events"])
         return Chunk(records.to_table(first, columns, names, request.strategies), events=events)
 
-    def play_aggregates(self, request, seating: tuple, first: int, count: int, **reduce):
-        """:meth:`play`'s games reduced to their statistics on the GPU
-        (:func:`simulate.runs.gpu_aggregates.reduce_on_device`, ``reduce``: its keywords), or
-        None, before playing anything, where the records go through the CPU: a CPU run,
-        match play, or logged games among these."""
+    def device_chunk(self, request, seating: tuple, first: int, count: int):
+        """:meth:`play`'s games played on the GPU, their records left in device memory: a
+        :class:`~simulate.games.device_chunk.DeviceChunk`, which an aggregate-only run
+        reduces there; or None, before playing anything, where the records go through the
+        CPU: a CPU run, match play, or logged games among these."""
         cuda = getattr(request, "backend", "cpu") == "cuda"
         if not cuda or request.match_play or count < 1 or getattr(request, "log", 0) > first:
             return None
-        from ...runs.gpu_aggregates import reduce_on_device
         from . import cuda_batch
 
-        chunk = cuda_batch.device_chunk(
+        return cuda_batch.device_chunk(
             request.rules,
             request.players,
             list(seating),
@@ -58,7 +57,6 @@ class SheddingEngine:
             count,
             request.strategies,
         )
-        return reduce_on_device(chunk, **reduce)
 
     def log_one(self, request, game: int, *, rotation: int = 0, row: int = 0, deal=None):
         """The events table of game ``game`` of ``request`` (a request of one seating), or
