@@ -32,6 +32,7 @@ from rich.progress import (
 
 from ..core import arrow
 from ..games.spec import Chunk
+from .folder.records import rotation_tagged
 from .folder.writer import RunWriter, check_space
 from .log_tables import interleave_events
 from .request import DEFAULT_GAMES, Request, make_request
@@ -185,12 +186,6 @@ def _play_chunk(
         part = engine.play(request, seating, first, count, row)
         parts.append(_with_rotation(part, rotation) if request.rotate_seats else part)
     return _interleave(parts, request.match_play, row)
-
-
-def rotation_tagged(table: pa.Table, rotation: int) -> pa.Table:
-    """``table``'s records tagged with the seating they were played in (a ``rotation``
-    int8 column, appended)."""
-    return table.append_column("rotation", arrow.constant(rotation, table.num_rows, np.int8))
 
 
 def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:

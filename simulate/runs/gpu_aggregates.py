@@ -38,7 +38,7 @@ import pyarrow as pa
 from ..core import arrow
 from ..core.gpu import launch_grid, load_cuda
 from ..games.device_chunk import DeviceChunk
-from .engine import rotation_tagged
+from .folder.records import rotation_tagged
 
 cuda = load_cuda()
 

@@ -15,14 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ...core import arrow
 from . import manifest as mf
 from .errors import ReportError
 
 if TYPE_CHECKING:
     from ...games.spec import GameSpec
+
+
+def rotation_tagged(table: pa.Table, rotation: int) -> pa.Table:
+    """``table``'s records tagged with the seating they were played in (a ``rotation``
+    int8 column, appended), as a run with rotated seats writes them."""
+    return table.append_column("rotation", arrow.constant(rotation, table.num_rows, np.int8))
+
 
 LEGACY_FILES = {"games": "games.parquet", "matches": "matches.parquet"}
 
