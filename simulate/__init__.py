@@ -84,8 +84,9 @@ def run(game, **options):
 
     ``simulate.run("beggar-my-neighbour", players=2, games=10_000, seed=1)``; with
     ``out="DIR"`` the run folder (the records, ``run.json``) is written too. Every option
-    is keyword-only: see :func:`simulate.runs.engine.run`.
+    is keyword-only: see :func:`simulate.runs.engine.run`, which the application's one door
+    to the engine (:mod:`simulate.app.api.playing`) offers.
     """
-    from .runs.engine import run as engine_run
+    from .app.api.playing import run as play
 
-    return engine_run(game, **options)
+    return play(game, **options)

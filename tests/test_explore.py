@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import simulate
 from simulate.app import exploration
+from simulate.app.api import playing
 from simulate.app.cli import app
 from simulate.app.exploration.file import read_explore_file
 from simulate.app.exploration.files import read_explore
@@ -26,7 +27,6 @@ from simulate.app.exploration.racing import beats, distances, eliminate, pareto_
 from simulate.app.exploration.space import Aim, parse_aim, parse_aims, parse_vary
 from simulate.app.studies.file import load_study
 from simulate.core.errors import CardsimError
-from simulate.runs import engine
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -372,7 +372,7 @@ def searched(tmp_path_factory):
     two aims; every deal counted as the kernel returns it."""
     root = tmp_path_factory.mktemp("explore")
     played = {"records": 0}
-    original = engine.play_chunks
+    original = playing.play_chunks
 
     def counting(*args, **kwargs):
         for first, count, chunk in original(*args, **kwargs):
@@ -381,7 +381,7 @@ def searched(tmp_path_factory):
 
     runs = {}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine, "play_chunks", counting)
+        patch.setattr(playing, "play_chunks", counting)
         for name, method in (("search", "search"), ("again", "search"), ("all", "exhaustive")):
             before = played["records"]
             out = root / name

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import simulate
 from analysis.load import load_run
+from simulate.app.api import playing
 from simulate.app.cli import app
 from simulate.app.studies.file import load_study, read_rule_file, split_seats
 from simulate.app.studies.sweep import RESUME, RUN, SKIP, SweepInterrupted, plan_sweep, run_sweep
@@ -24,7 +25,6 @@ from simulate.app.studies.tomlines import KeyLines
 from simulate.core.errors import CardsimError
 from simulate.games.shedding import reference
 from simulate.games.shedding.rules import preset
-from simulate.runs import engine
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
 runner = CliRunner()
@@ -298,7 +298,7 @@ def written_times(folder: Path) -> dict[str, int]:
 def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
     study = load_study(write(tmp_path, SMALL))
     out = tmp_path / "out"
-    real_stream = engine.stream
+    real_stream = playing.stream
 
     def stop_in_own_3p(request, writer, consume=None, **options):
         if writer.folder.name != "own-3p":
@@ -309,14 +309,14 @@ def test_interrupted_sweep_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
 
         return real_stream(request, writer, stop, **options)
 
-    monkeypatch.setattr(engine, "stream", stop_in_own_3p)
+    monkeypatch.setattr(playing, "stream", stop_in_own_3p)
     plan = plan_sweep(study, out, games=1200, threads=1)
     with pytest.raises(SweepInterrupted, match=r"resume with: cardsim sweep .* --resume --games"):
         run_sweep(plan, progress=False, compare=False, echo=lambda line: None, chunk_size=500)
     meta = json.loads((out / "own-3p" / "run.json").read_text())
     assert (meta["status"], meta["completed_games"]) == ("interrupted", 500)
     assert not (out / "base-4p").exists()
-    monkeypatch.setattr(engine, "stream", real_stream)
+    monkeypatch.setattr(playing, "stream", real_stream)
 
     assert completed(out / "own-3p") == 500
     kept = written_times(out / "base-3p")

@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 from analysis.comparisons.report import compare_runs, write_comparison
 from analysis.load import load_run, open_run
 from analysis.paired_counts import NOT_KEPT, read_paired
+from simulate.app.api import playing
 from simulate.app.cli import app
 from simulate.app.studies.file import load_study
 from simulate.app.studies.sweep import RESUME, RUN, SweepInterrupted, plan_sweep, run_sweep
-from simulate.runs import engine
 from simulate.runs.engine import play_run
 from simulate.runs.folder.distribution import Distribution
 from simulate.runs.paired_runs import CellsWriter
@@ -165,7 +165,7 @@ def test_resume_completes_an_aggregate_only_study_with_the_same_counts(tmp_path,
     study = study_file(tmp_path, WILDS)
     sweep(study, tmp_path / "whole", "none", 1500)
     out = tmp_path / "out"
-    real_stream = engine.stream
+    real_stream = playing.stream
 
     def stop_after_first_range(request, writer, consume=None, **options):
         def stop(_chunk):
@@ -173,12 +173,12 @@ def test_resume_completes_an_aggregate_only_study_with_the_same_counts(tmp_path,
 
         return real_stream(request, writer, stop, **options)
 
-    monkeypatch.setattr(engine, "stream", stop_after_first_range)
+    monkeypatch.setattr(playing, "stream", stop_after_first_range)
     plan = plan_sweep(load_study(study), out, threads=1, records="none")
     resume = r"resume with: cardsim sweep .* --resume --records none"
     with pytest.raises(SweepInterrupted, match=resume):
         run_sweep(plan, progress=False, compare=False, echo=lambda line: None, chunk_size=1500)
-    monkeypatch.setattr(engine, "stream", real_stream)
+    monkeypatch.setattr(playing, "stream", real_stream)
     for cell in ("any-3p", "own-3p", "match-3p"):
         meta = json.loads((out / cell / "run.json").read_text())
         assert (meta["status"], meta["completed_games"]) == ("interrupted", 500)

@@ -499,9 +499,9 @@ DURABLE_RUNS = (("beggar-my-neighbour", {}), ("pis-yedili", {"match_deals": "non
 def durability(games: int, repeats: int) -> None:
     """Print the median wall time of whole runs into a run folder with and without the
     flushes to disk that make every finished chunk survive a crash (run in turn)."""
-    from ..runs.engine import stream
     from ..runs.folder.writer import RunWriter
     from ..runs.request import make_request
+    from .api.playing import stream
 
     print(f"{games:,} games into a run folder, all threads, median of {repeats} runs each")
     print(f"{'run':<40} {'durable':>16} {'no fsync':>16} {'cost':>7}")

@@ -100,7 +100,7 @@ def balance(
     check_skill_options(info, skill, skill_games)
     if not resume and games is None:
         raise CardsimError("--games is needed: the games (matches) of the run, e.g. --games 100000")
-    from ...runs.engine import RunInterrupted
+    from ..api.playing import RunInterrupted
 
     given_rules = rule is not None or config is not None
     try:

@@ -184,8 +184,8 @@ def play_and_report(game: str, out: Path, charts: dict | None, **options) -> Non
     what is played on standard error, then write its report with ``charts`` (``dpi`` and
     ``formats``; None: no report). A signal stops the run with exit code 130 and the
     command that completes it."""
-    from ...runs.engine import RunInterrupted
     from ..api import write_run
+    from ..api.playing import RunInterrupted
 
     try:
         write_run(game, out=out, progress=True, **options)

@@ -9,8 +9,8 @@ import numpy as np
 
 from ...games.beggar.deal import deal_string
 from ...games.spec import Chunk
-from ...runs.engine import stream
 from ...runs.request import Request
+from ..api.playing import stream
 
 MAX_CYCLES_KEPT = 1000
 

@@ -264,7 +264,7 @@ def play_folder(
     (the finished chunks are kept)."""
     from analysis.rendering.words import count_text
 
-    from ...runs.engine import stream
+    from ..api.playing import stream
 
     where = count_text(request.threads, "thread") if cluster is None else cluster.text
     if request.backend != "cpu":

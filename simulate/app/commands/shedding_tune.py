@@ -21,8 +21,8 @@ import numpy as np
 
 from ...core.errors import CardsimError
 from ...games.shedding.strategies import BUILT_IN_WEIGHTS, FEATURE_NAMES, parse
-from ...runs.engine import play_run
 from ...runs.request import make_request
+from ..api.playing import play_run
 
 POPULATION = 16
 ELITE = 4

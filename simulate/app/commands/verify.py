@@ -253,7 +253,7 @@ def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict
 def _kept_differs(request, game: int, stored: pa.Table) -> str | None:
     """What differs between the records of ``game`` kept in ``stored`` (some of its
     seatings, perhaps twice: longest and first) and a replay of it, or None."""
-    from ...runs.engine import play_one
+    from ..api.playing import play_one
 
     have = stored.filter(pc.equal(stored["game"], game))
     want = play_one(request, game).games
@@ -297,7 +297,7 @@ def _replay(request, key: str, games: list[int], stored: pa.Table):
     without a stored record, which gives no row to number a match's deals from, is left
     out: it is reported as such)."""
     from ...games.spec import Chunk
-    from ...runs.engine import play_one, play_span
+    from ..api.playing import play_one, play_span
 
     def row_of(game: int) -> int | None:
         rows = stored.filter(pc.equal(stored[key], game))
@@ -467,7 +467,7 @@ def _differs(have: pa.Table, want: pa.Table, label: str = "") -> str | None:
 def _repair(folder: Path, request, verdict: Verdict, echo) -> None:
     """Play again every damaged or missing chunk of ``folder`` (never one whose bytes are
     intact)."""
-    from ...runs.engine import DEFAULT_CHUNK, play_chunks
+    from ..api.playing import DEFAULT_CHUNK, play_chunks
 
     meta = read_meta(folder)
     end = mf.manifest_end(mf.read_manifest(folder)) if meta.get("format") == FORMAT else 0

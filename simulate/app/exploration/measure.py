@@ -231,7 +231,7 @@ def play(
     workers, the block cut into tasks of chunks; the records, in game order, are this
     machine's, so the measures and every choice made from them are too. ``observe`` is
     given each chunk's records of games (not the skill games'), in game order."""
-    from ...runs.engine import play_chunks
+    from ..api.playing import play_chunks
 
     if cluster is not None:
         play_chunks = cluster.play_chunks

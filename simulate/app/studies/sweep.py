@@ -233,7 +233,7 @@ def _play(
 ):
     """One run of the study into ``folder``: played (``run``), completed (``resume``) or
     kept (``skip``)."""
-    from ...runs.engine import DEFAULT_CHUNK, RunInterrupted, stream
+    from ..api.playing import DEFAULT_CHUNK, RunInterrupted, stream
 
     if action == SKIP:
         echo(f"{label}: complete, kept")
@@ -269,8 +269,8 @@ def _play_together(
     each range of games of every variant, its statistics and paired counts written into
     the cells' folders; complete cells are kept (and played again only as the base of
     another cell's pairs)."""
-    from ...runs.engine import DEFAULT_CHUNK, RunInterrupted, stream
     from ...runs.paired_runs import CellsWriter, play_here
+    from ..api.playing import DEFAULT_CHUNK, RunInterrupted, stream
 
     cells = [(i, cell) for i, cell in enumerate(plan.cells) if cell.players == players]
     total = len(plan.cells)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ...core.errors import CardsimError
 from ...games.registry import resolve_game
-from ...runs.engine import stream
 from ...runs.folder.lock import lock_folder
 from ...runs.folder.writer import RunWriter, holds_run, write_atomic
 from ...runs.request import make_request, seat_strategies
+from ..api.playing import stream
 
 
 def pairings(count: int, players: int) -> list[tuple[int, int]]:

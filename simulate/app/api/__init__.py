@@ -34,16 +34,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..core.errors import CardsimError
-from ..core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
-from .commands.runs import cluster_session as _cluster
+from ...core.errors import CardsimError
+from ...core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
+from ..commands.runs import cluster_session as _cluster
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from analysis.load import Run
 
-    from .studies.file import Study
+    from ..studies.file import Study
 
 DEFAULT_GAMES = 1_000_000
 """Games (matches, in match play) of a run when none are asked for (the engine's
@@ -131,8 +131,8 @@ def simulate(
     ``events``."""
     from analysis.load import Run, load_run
 
-    from ..runs.engine import play_run
-    from .commands.runs import new_request
+    from ..commands.runs import new_request
+    from .playing import play_run
 
     settings = {
         "players": players,
@@ -184,7 +184,7 @@ def simulate(
     meta = request.meta()
     events = None
     if logged:
-        from ..runs.log_tables import concat_events
+        from ...runs.log_tables import concat_events
 
         events = concat_events(logged).to_pandas()
         events.attrs.update(meta)
@@ -245,8 +245,8 @@ def write_run(
     once the finished chunks are safe."""
     from analysis.rendering.output import chart_dpi, chart_formats
 
-    from ..runs.request import check_records
-    from .commands import runs
+    from ...runs.request import check_records
+    from ..commands import runs
 
     echo = _echo(progress)
     out = Path(out)
@@ -322,7 +322,7 @@ def balance(
     connection for both), as for :func:`simulate`."""
     from analysis.balance import balance_table
 
-    from .commands.balance import check_skill_options, plan_balance, play_balance, skill_request
+    from ..commands.balance import check_skill_options, plan_balance, play_balance, skill_request
 
     settings = {
         "players": players,
@@ -348,7 +348,7 @@ def balance(
         if report:
             from analysis.balance import read_balance
 
-            from .commands.runs import report as write_report
+            from ..commands.runs import report as write_report
 
             write_report(out, progress=progress)
             return read_balance(out, definitions=True)
@@ -358,8 +358,8 @@ def balance(
     for name, given in (("resume", resume), ("report", report)):
         if given:
             raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
-    from ..games.registry import resolve_game
-    from ..runs.request import make_request
+    from ...games.registry import resolve_game
+    from ...runs.request import make_request
 
     info = resolve_game(game)
     check_skill_options(info, skill, skill_games)
@@ -537,8 +537,8 @@ def _run_study(
     its plan and the reports' files written."""
     from analysis.rendering.output import chart_dpi, chart_formats
 
-    from .studies.file import load_study
-    from .studies.sweep import describe, plan_sweep, run_sweep
+    from ..studies.file import load_study
+    from ..studies.sweep import describe, plan_sweep, run_sweep
 
     charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats), **verdict}
     if not hasattr(study, "cells"):
@@ -618,9 +618,9 @@ def write_compare(
     other settings are :func:`compare`'s."""
     from analysis.rendering.output import chart_dpi, chart_formats
 
-    from ..runs.folder.lock import lock_folder
-    from ..runs.folder.paths import check_writable
-    from .studies.sweep import comparison_writer
+    from ...runs.folder.lock import lock_folder
+    from ...runs.folder.paths import check_writable
+    from ..studies.sweep import comparison_writer
 
     charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats)}
     verdict = _verdict_options(negligible_share, negligible_change)
@@ -648,7 +648,7 @@ def write_compare(
 def _compared(dirs, names, base) -> tuple[list[Path], list[str], int]:
     """The run folders of ``dirs`` (also given as one list), each read as a run; their
     names (default: the folders' names, else their paths) and the base's index."""
-    from ..runs.folder.writer import read_meta
+    from ...runs.folder.writer import read_meta
 
     if len(dirs) == 1 and not isinstance(dirs[0], str | Path):
         dirs = tuple(dirs[0])  # compare([a, b]) as well as compare(a, b)
@@ -745,7 +745,7 @@ def read_comparison(source) -> pd.DataFrame:
 def _strategy_list(strategies) -> list[str]:
     """A list of strategies, from a list or one comma-separated string."""
     if isinstance(strategies, str):
-        from .studies.file import split_seats
+        from ..studies.file import split_seats
 
         return split_seats(strategies)
     return [str(s) for s in strategies]
@@ -827,7 +827,7 @@ def write_tournament(
     pairings' games are played on a Dask cluster, as for :func:`simulate` (one connection
     for the whole tournament). ``progress``: what is played, with a progress bar per
     pairing, on standard error."""
-    from .studies.tournament import run_tournament
+    from ..studies.tournament import run_tournament
 
     out = Path(out)
     if report:
@@ -899,12 +899,12 @@ def tune(
     and best training share; ``pandas.DataFrame(result.history)`` tabulates it). With
     ``out`` the result is also written there as JSON. ``scheduler``: each candidate's
     games are played on a Dask cluster, as for :func:`simulate` (the same result)."""
-    from ..games.registry import resolve_game
-    from ..games.spec import load
+    from ...games.registry import resolve_game
+    from ...games.spec import load
 
     tune_games = load(resolve_game(game, "tune").spec.tune_path)
     if out is not None:
-        from ..runs.folder.paths import check_writable
+        from ...runs.folder.paths import check_writable
 
         check_writable(out, file=True)  # before the search, not after it
     with _cluster(scheduler, threads) as cluster:
@@ -924,7 +924,7 @@ def tune(
         import json
         from dataclasses import asdict
 
-        from ..runs.folder.writer import write_atomic
+        from ...runs.folder.writer import write_atomic
 
         write_atomic(Path(out), (json.dumps(asdict(result), indent=2) + "\n").encode())
     return result
@@ -976,9 +976,9 @@ def explore(
     from its text), and the same seed gives the same table, here or with ``scheduler``
     (the games played on a Dask cluster, as for :func:`simulate`; one connection for the
     whole exploration). ``progress``: what is played, on standard error."""
-    from .exploration import describe, plan_from
-    from .exploration.files import explore_table, read_explore, table_csv
-    from .exploration.run import run_explore
+    from ..exploration import describe, plan_from
+    from ..exploration.files import explore_table, read_explore, table_csv
+    from ..exploration.run import run_explore
 
     settings = {
         "vary": vary,
@@ -1050,8 +1050,8 @@ def write_explore(
     into ``out``, as ``cardsim explore --out OUT`` does (the command calls it); ``out`` is
     refused where it holds an exploration, unless ``force``, before anything is played.
     Returns an :class:`Exploration`: the table and the picks in words."""
-    from .exploration import best_words, check_out, describe, explore_into, plan_from
-    from .exploration.files import read_explore, table_csv
+    from ..exploration import best_words, check_out, describe, explore_into, plan_from
+    from ..exploration.files import read_explore, table_csv
 
     plan = plan_from(
         game,
