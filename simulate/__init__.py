@@ -12,8 +12,9 @@ and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` 
 :func:`explore` (a search of the rule space). What a command writes into its folder, with
 nothing read back, is :func:`write_run`, :func:`write_sweep`, :func:`write_compare`,
 :func:`write_tournament` and :func:`write_explore`: the commands call these.
-:func:`read_comparison` and :func:`tournament_frame` read a comparison or a tournament
-folder back. They live in :mod:`simulate.app.api`.
+:func:`write_report` writes a run folder's report, :func:`verify` checks (and repairs)
+one, :func:`search` hunts for long deals. :func:`read_comparison` and
+:func:`tournament_frame` read a comparison or a tournament folder back. They live in :mod:`simulate.app.api`.
 
 Inside, a layer per subpackage, each importing only those below it
 (docs/how-it-works.md#layout): :mod:`simulate.app` (the application: the API, the CLI,
@@ -32,13 +33,16 @@ if TYPE_CHECKING:
         compare,
         explore,
         read_comparison,
+        search,
         simulate,
         sweep,
         tournament,
         tournament_frame,
         tune,
+        verify,
         write_compare,
         write_explore,
+        write_report,
         write_run,
         write_sweep,
         write_tournament,
@@ -51,13 +55,16 @@ __all__ = [
     "explore",
     "read_comparison",
     "run",
+    "search",
     "simulate",
     "sweep",
     "tournament",
     "tournament_frame",
     "tune",
+    "verify",
     "write_compare",
     "write_explore",
+    "write_report",
     "write_run",
     "write_sweep",
     "write_tournament",

@@ -127,6 +127,27 @@ def test_simulate_resumes_an_interrupted_run_as_the_command_does(tmp_path):
     assert_frame_equal(load_run(written).games, run.games)
 
 
+def test_report_verify_and_search_as_the_commands(tmp_path):
+    """write_report, verify and search do what cardsim report, verify and search do: a
+    report's files, a verdict that finds a damaged chunk and repairs it, the longest deals."""
+    out = simulate.write_run("bmn", out=tmp_path / "run", games=3000, seed=5)
+    html, md = simulate.write_report(out, formats="png", dpi=50, top=3)
+    assert (html, md) == (out / "report.html", out / "report.md")
+    assert md.read_text().count("\n") > 20
+    verdict = simulate.verify(out, replay=20)
+    assert verdict.healthy and verdict.replayed == 20
+    chunk = next((out / "games").glob("*.parquet"))
+    chunk.write_bytes(chunk.read_bytes()[:-9] + b"damaged!!")
+    assert not simulate.verify(out, replay=20).healthy
+    repaired = simulate.verify(out, replay=20, repair=True)
+    assert repaired.repaired and simulate.verify(out, replay=20).healthy
+    found = simulate.search("bmn", games=3000, seed=5, top=2)
+    longest = load_run(out).games["cards"].max()
+    assert f"{longest:,}" in found or str(longest) in found
+    with pytest.raises(CardsimError, match="--top must be at least 1"):
+        simulate.search("bmn", games=10, seed=5, top=0)
+
+
 def test_balance_resumes_the_run_and_plays_the_skill_games_it_lacks(tmp_path):
     """balance(resume=True) completes an interrupted run and plays its skill games: the
     measures of the balance played in one go, in memory."""

@@ -1077,3 +1077,89 @@ def write_explore(
             plan, out, force=force, report=report, echo=echo, cluster=cluster
         )
     return Exploration(read_explore(io.BytesIO(table_csv(table))), best_words(plan, result))
+
+
+def write_report(
+    run_dir: str | Path,
+    *,
+    top: int = 10,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+    progress: bool = False,
+) -> tuple[Path, Path]:
+    """Write the report of the run folder ``run_dir``, as ``cardsim report DIR``
+    (the command calls it): ``report.html`` (self-contained), ``report.md`` and the charts
+    in ``charts/`` (``formats`` at ``dpi``; ``top``: the longest deals listed). The folder
+    is locked while it is written. Returns ``(html_path, markdown_path)``; ``progress``: a
+    spinner on standard error that says which step it is at."""
+    from contextlib import nullcontext
+
+    from analysis.rendering.output import chart_dpi, chart_formats
+
+    from ...runs.folder.writer import META_FILE, lock_run
+    from ..commands.runs import report
+
+    run_dir = Path(run_dir)
+    charts = {"dpi": chart_dpi(dpi), "formats": chart_formats(formats)}
+    # a folder that is not a run is not locked: the reader names what is missing
+    lock = lock_run(run_dir) if (run_dir / META_FILE).is_file() else nullcontext()
+    with lock:
+        return report(run_dir, progress=progress, top=top, **charts)
+
+
+def verify(
+    run_dir: str | Path,
+    *,
+    replay: int = 300,
+    repair: bool = False,
+    threads: int | None = None,
+    progress: bool = False,
+):
+    """Check the run folder ``run_dir`` as ``cardsim verify DIR`` does (the command calls
+    it): every chunk file against its checksum, and ``replay`` games (matches) drawn across
+    the run played again and compared with their stored records; with ``repair``, the
+    damaged or missing chunks are played again (their records come back exactly). Returns
+    the verdict: ``problems`` (one line each; none when ``healthy``), ``replayed``,
+    ``repaired``, ``notes`` and ``repairable``. ``progress``: what is checked, with a
+    progress bar, on standard error."""
+    from ..commands.verify import verify_run
+
+    return verify_run(
+        run_dir,
+        replay=replay,
+        repair=repair,
+        threads=threads,
+        echo=_echo(progress),
+        progress=progress,
+    )
+
+
+def search(
+    game: str,
+    *,
+    games: int = 1_000_000,
+    players: int | None = None,
+    seed: int | None = None,
+    top: int = 10,
+    threads: int | None = None,
+    rules: dict | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> str:
+    """Hunt for records as ``cardsim search`` does (the command calls it): play ``games``
+    random deals of a game that offers a search (Beggar-My-Neighbour) and return, in
+    words, the ``top`` longest and any that never end. ``scheduler``: the deals are played
+    on a Dask cluster, as for :func:`simulate`. ``progress``: a progress bar on standard
+    error."""
+    from ...games.registry import resolve_game
+    from ...games.spec import load
+    from ...runs.request import make_request
+
+    info = resolve_game(game, "search")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise CardsimError(f"--top must be at least 1, got {top}")
+    request = make_request(
+        game, players=players, games=games, seed=seed, threads=threads, rules=rules
+    )
+    with _cluster(scheduler, threads) as cluster:
+        return load(info.spec.search_path)(request, top=top, progress=progress, cluster=cluster)

@@ -11,7 +11,6 @@ import typer
 
 from ...core.errors import CardsimError
 from ...games.registry import game_names
-from ..commands.runs import cluster_session
 from .common import (
     ConfigOpt,
     GameArg,
@@ -193,22 +192,18 @@ def search(
     scheduler: SchedulerOpt = None,
 ):
     """Hunt for records: play random deals, print the longest and any that never end."""
-    from ...games.registry import resolve_game
-    from ...games.spec import load
-    from ...runs.request import make_request
+    from ..api import search as hunt
 
-    info = resolve_game(game, "search")
-    if top < 1:
-        raise CardsimError(f"--top must be at least 1, got {top}")
-    request = make_request(
+    check_scheduler(scheduler)
+    text = hunt(
         game,
-        players=players,
         games=games,
+        players=players,
         seed=seed,
+        top=top,
         threads=threads,
         rules=rule_overrides(config, rule, game),
+        scheduler=scheduler,
+        progress=True,
     )
-    check_scheduler(scheduler)
-    with cluster_session(scheduler, threads) as cluster:
-        text = load(info.spec.search_path)(request, top=top, progress=True, cluster=cluster)
     typer.echo(text)

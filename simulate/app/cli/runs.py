@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -216,9 +215,9 @@ def say_interrupted(exc, game: str) -> None:
 
 def report_with_status(run_dir: Path, **options) -> tuple[Path, Path]:
     """Write a run's report with a spinner on stderr that says which step it is at."""
-    from ..commands.runs import report
+    from ..api import write_report
 
-    return report(run_dir, progress=True, **options)
+    return write_report(run_dir, progress=True, **options)
 
 
 @app.command()
@@ -234,18 +233,8 @@ def report(
     """Write DIR/report.html (self-contained) and DIR/report.md with charts in DIR/charts
     (PNG, SVG and PDF)."""
     dpi_, formats_ = chart_options(dpi, formats)
-    with folder_lock(run_dir):
-        html_path, md_path = report_with_status(run_dir, top=top, dpi=dpi_, formats=formats_)
+    html_path, md_path = report_with_status(run_dir, top=top, dpi=dpi_, formats=formats_)
     typer.echo(f"wrote {html_path} and {md_path}")
-
-
-def folder_lock(folder: Path):
-    """The lock of a run folder (see :func:`simulate.runs.folder.writer.lock_run`), or nothing
-    for a folder that is not a run: the reader then names what is missing, and nothing is
-    written."""
-    from ...runs.folder.writer import META_FILE, lock_run
-
-    return lock_run(folder) if (folder / META_FILE).is_file() else nullcontext()
 
 
 @app.command()
@@ -273,16 +262,9 @@ def verify(
     """Check a run folder's checksums and replay sampled games; --repair heals it.
 
     Exit code 0 when healthy, 1 when damaged (one line per problem), 2 on bad input."""
-    from ..commands.verify import verify_run
+    from ..api import verify as verify_folder
 
-    verdict = verify_run(
-        run_dir,
-        replay=replay,
-        repair=repair,
-        threads=threads,
-        echo=lambda line: typer.echo(line, err=True),
-        progress=True,
-    )
+    verdict = verify_folder(run_dir, replay=replay, repair=repair, threads=threads, progress=True)
     for note in verdict.notes:
         typer.echo(f"note: {note}")
     for repaired in verdict.repaired:
