@@ -13,7 +13,8 @@ and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` 
 nothing read back, is :func:`write_run`, :func:`write_sweep`, :func:`write_compare`,
 :func:`write_tournament` and :func:`write_explore`: the commands call these.
 :func:`write_report` writes a run folder's report, :func:`verify` checks (and repairs)
-one, :func:`search` hunts for long deals. :func:`read_comparison` and
+one, :func:`search` hunts for long deals, :func:`replay` tells one game turn by turn,
+:func:`play_deal` plays a given deal and :func:`describe_rules` puts rules in words. :func:`read_comparison` and
 :func:`tournament_frame` read a comparison or a tournament folder back. They live in :mod:`simulate.app.api`.
 
 Inside, a layer per subpackage, each importing only those below it
@@ -31,8 +32,11 @@ if TYPE_CHECKING:
     from .app.api import (
         balance,
         compare,
+        describe_rules,
         explore,
+        play_deal,
         read_comparison,
+        replay,
         search,
         simulate,
         sweep,
@@ -52,8 +56,11 @@ __version__ = "0.2.0"
 __all__ = [
     "balance",
     "compare",
+    "describe_rules",
     "explore",
+    "play_deal",
     "read_comparison",
+    "replay",
     "run",
     "search",
     "simulate",

@@ -148,6 +148,23 @@ def test_report_verify_and_search_as_the_commands(tmp_path):
         simulate.search("bmn", games=10, seed=5, top=0)
 
 
+def test_replay_play_deal_and_describe_rules_as_the_commands(tmp_path):
+    """A run folder's game replays as the same game named by its seed; a published deal
+    (J23/4J5, Paulhus's cycle) ends in a cycle; rules in words name the game."""
+    out = simulate.write_run("bmn", out=tmp_path / "run", games=10, seed=5)
+    text = simulate.replay(out, game=3)
+    assert text == simulate.replay("bmn", seed=5, game=3)
+    assert text.startswith("beggar-my-neighbour, 2 players, seed 5, game 3")
+    with pytest.raises(CardsimError, match="run folder, which gives the game's settings"):
+        simulate.replay(out, seed=5)
+    with pytest.raises(CardsimError, match="--seed is needed"):
+        simulate.replay("bmn")
+    played = simulate.play_deal("bmn", deal="J23/4J5", trace=True)
+    assert played.outcome["end"] == "cycle" and played.outcome["cycle_tricks"] == 2
+    assert "trick 1" in played.text
+    assert simulate.describe_rules("pis-yedili", players=4).startswith("Pis Yedili: ")
+
+
 def test_balance_resumes_the_run_and_plays_the_skill_games_it_lacks(tmp_path):
     """balance(resume=True) completes an interrupted run and plays its skill games: the
     measures of the balance played in one go, in memory."""

@@ -1163,3 +1163,110 @@ def search(
     )
     with _cluster(scheduler, threads) as cluster:
         return load(info.spec.search_path)(request, top=top, progress=progress, cluster=cluster)
+
+
+def describe_rules(game: str, *, players: int | None = None, rules: dict | None = None) -> str:
+    """The rules of ``game`` (with ``rules``' knob overrides) in plain words, as ``cardsim
+    rules`` prints them (the command calls it): ``"Pis Yedili: ..."``. ``players``: the
+    rules as they stand at that player count (checked against the game and the rules)."""
+    from ...games.registry import check_players, resolve_game
+
+    info = resolve_game(game)
+    resolved = info.spec.rules(info.name, rules)
+    if players is not None:
+        check_players(info, players)
+        resolved.check_players(players)
+    return f"{info.title}: {resolved.describe(players)}"
+
+
+class PlayedDeal(NamedTuple):
+    """How a given deal ends (:func:`play_deal`)."""
+
+    outcome: dict
+    """The game's own figures (Beggar-My-Neighbour: ``cards``, ``tricks``, ``winner``,
+    ``end``, ``cycle_cards``, ``cycle_tricks``, ``held``)."""
+    text: str
+    """The outcome in words; with ``trace``, the deal trick by trick before it."""
+
+
+def play_deal(
+    game: str,
+    *,
+    deal: str,
+    rules: dict | None = None,
+    trace: bool = False,
+    hands: bool = False,
+) -> PlayedDeal:
+    """Play one given deal of a game that takes deals (Beggar-My-Neighbour), as ``cardsim
+    play --deal`` does (the command calls it): ``deal`` is one hand per seat separated by
+    ``/``, top card first (``"J23/4J5"``). ``trace``: the text holds the deal trick by
+    trick; ``hands``: every seat's hand after each trick too."""
+    from ...games.registry import resolve_game
+
+    info = resolve_game(game, "play")
+    resolved = info.spec.rules(info.name, rules)
+    engine = info.spec.engine()
+    if trace or hands:
+        outcome, lines = engine.play_traced(resolved, deal, hands=hands)
+        return PlayedDeal(outcome, "\n".join([*lines, engine.outcome_text(outcome)]))
+    outcome = engine.play_given(resolved, deal)
+    return PlayedDeal(outcome, engine.outcome_text(outcome))
+
+
+def replay(
+    source: str | Path,
+    *,
+    game: int | None = None,
+    match: int | None = None,
+    deal: int | None = None,
+    rotation: int = 0,
+    hands: bool = False,
+    form: str = "text",
+    seed: int | None = None,
+    players: int | None = None,
+    strategies: Sequence | str | None = None,
+    rules: dict | None = None,
+) -> str:
+    """One game turn by turn, as ``cardsim replay`` prints it (the command calls it).
+
+    ``source``: a run folder (its rules, seats and seed; its log when it holds the game;
+    ``form`` ``json`` or ``csv`` gives its events) or a game's name (then ``seed`` is
+    needed, and ``players``, ``strategies`` and ``rules`` say the rest, as for
+    :func:`simulate`). ``game``: the game's index in the run (default 0); in match play
+    ``match`` and ``deal`` name it instead; ``rotation``: the seating, in a run with
+    rotated seats; ``hands``: every seat's hand after each turn."""
+    from ...games.registry import resolve_game
+    from ...runs.request import make_request
+    from ..replay import is_run_folder, replay_run
+
+    if is_run_folder(str(source)):
+        given = [
+            f"--{name}"
+            for name, value in (("seed", seed), ("players", players), ("strategy", strategies))
+            if value
+        ] + (["--rule/--config"] if rules else [])
+        if given:
+            raise CardsimError(
+                f"{source} is a run folder, which gives the game's settings: drop "
+                f"{', '.join(given)}"
+            )
+        for name, value in (("--game", game), ("--match", match), ("--deal", deal)):
+            if value is not None and value < 0:
+                raise CardsimError(f"{name} must be at least 0, got {value}")
+        return replay_run(
+            source, game=game, match=match, deal=deal, rotation=rotation, hands=hands, form=form
+        )
+    info = resolve_game(str(source), "replay")
+    if seed is None:
+        raise CardsimError(f"--seed is needed to replay a game of {info.name} by its name")
+    if form != "text":
+        raise CardsimError("--format json|csv needs a run folder: cardsim replay DIR --game I")
+    index = 0 if game is None else game
+    deal = 0 if deal is None else deal
+    request = make_request(
+        str(source), players=players, games=1, seed=seed, rules=rules, strategies=strategies
+    )
+    if index < 0 or (match is not None and (match < 0 or deal < 0)):
+        raise CardsimError(f"game, match and deal must be at least 0, got {index}, {match}, {deal}")
+    options = {"hands": True} if hands else {}
+    return info.spec.engine().replay(request, game=index, match=match, deal=deal, **options)

@@ -50,14 +50,9 @@ def rules(
     config: ConfigOpt = None,
 ):
     """Print the resolved rules in plain words."""
-    from ...games.registry import check_players, resolve_game
+    from ..api import describe_rules
 
-    info = resolve_game(game)
-    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
-    if players is not None:
-        check_players(info, players)
-        resolved.check_players(players)
-    typer.echo(f"{info.title}: {resolved.describe(players)}")
+    typer.echo(describe_rules(game, players=players, rules=rule_overrides(config, rule, game)))
 
 
 @app.command()
@@ -76,22 +71,18 @@ def play(
     config: ConfigOpt = None,
 ):
     """Play one given deal and print how it ends."""
-    from ...games.registry import resolve_game
+    from ..api import play_deal
 
-    info = resolve_game(game, "play")
     if trace and as_json:
         raise CardsimError("give --trace (the deal in words) or --json, not both")
-    resolved = info.spec.rules(info.name, rule_overrides(config, rule, game))
-    engine = info.spec.engine()
-    if trace or hands:
-        result, lines = engine.play_traced(resolved, deal, hands=hands)
-        typer.echo("\n".join([*lines, engine.outcome_text(result)]))
-        return
-    result = engine.play_given(resolved, deal)
-    if as_json:
-        typer.echo(json.dumps({key: value for key, value in result.items() if key != "held"}))
+    played = play_deal(
+        game, deal=deal, rules=rule_overrides(config, rule, game), trace=trace, hands=hands
+    )
+    if as_json and not hands:
+        outcome = {key: value for key, value in played.outcome.items() if key != "held"}
+        typer.echo(json.dumps(outcome))
     else:
-        typer.echo(engine.outcome_text(result))
+        typer.echo(played.text)
 
 
 @app.command()
@@ -134,48 +125,32 @@ def replay(
 ):
     """Print one game turn by turn (hands, plays, draws, suits, penalties), from a run
     folder (its rules, seats and seed; its log when it holds the game) or a game's name."""
-    from ...games.registry import resolve_game
-    from ...runs.request import make_request
-    from ..replay import is_run_folder, replay_run
+    from ..api import replay as replay_game
+    from ..replay import is_run_folder
 
-    if is_run_folder(game):
-        given = [
-            name
-            for name, value in (("--seed", seed), ("--players", players), ("--strategy", strategy))
-            if value
-        ] + (["--rule/--config"] if rule or config else [])
-        if given:
-            raise CardsimError(
-                f"{game} is a run folder, which gives the game's settings: drop {', '.join(given)}"
-            )
-        for name, value in (("--game", index), ("--match", match), ("--deal", deal)):
-            if value is not None and value < 0:
-                raise CardsimError(f"{name} must be at least 0, got {value}")
-        text = replay_run(
-            game, game=index, match=match, deal=deal, rotation=rotation, hands=hands, form=form
+    settings = {}
+    if not is_run_folder(game):
+        settings = {"rules": rule_overrides(config, rule, game)}
+    elif rule or config:  # the API hears no rules for a folder: name every flag given
+        given = [name for name, value in (("--seed", seed), ("--players", players)) if value]
+        given += ["--strategy"] * bool(strategy) + ["--rule/--config"]
+        raise CardsimError(
+            f"{game} is a run folder, which gives the game's settings: drop {', '.join(given)}"
         )
-        typer.echo(text)
-        return
-    info = resolve_game(game, "replay")
-    if seed is None:
-        raise CardsimError(f"--seed is needed to replay a game of {info.name} by its name")
-    if form != "text":
-        raise CardsimError("--format json|csv needs a run folder: cardsim replay DIR --game I")
-    index = 0 if index is None else index
-    deal = 0 if deal is None else deal
-    request = make_request(
+    text = replay_game(
         game,
-        players=players,
-        games=1,
+        game=index,
+        match=match,
+        deal=deal,
+        rotation=rotation,
+        hands=hands,
+        form=form,
         seed=seed,
-        rules=rule_overrides(config, rule, game),
+        players=players,
         strategies=strategy,
+        **settings,
     )
-    if index < 0 or (match is not None and (match < 0 or deal < 0)):
-        raise CardsimError(f"game, match and deal must be at least 0, got {index}, {match}, {deal}")
-    engine = info.spec.engine()
-    options = {"hands": True} if hands else {}
-    typer.echo(engine.replay(request, game=index, match=match, deal=deal, **options))
+    typer.echo(text)
 
 
 @app.command()
