@@ -1,19 +1,29 @@
 """The Python API: each ``cardsim`` command as a function that returns pandas objects.
 
-============================  ==============================================================
-``simulate(game, ...)``       a run, as :class:`analysis.load.Run`: ``meta``, ``games`` (one
-                              row per game, per deal in match play) and ``matches``
-``balance(game, ...)``        a run and its skill games: the balance measures' table
-``sweep(study, ...)``         a house-rule study: the comparison table of its variants
-``write_sweep(study, ...)``   the same study written into its folder, nothing read back
-``compare(*dirs, ...)``       the comparison table of run folders
-``write_compare(*dirs, ...)`` the comparison report written, nothing read back
-``tournament(game, ...)``     every strategy against every other: win shares and ratings
-``write_tournament(game, ...)`` the same tournament written, nothing read back
-``tune(game, ...)``           weights for a ``weighted`` strategy (a ``TuneResult``)
-``explore(game, ...)``        a search of the rule space for the aims: the explore table
-``write_explore(game, ...)``  the same search written into its folder (and its picks)
-============================  ==============================================================
+=================================  =========================================================
+``simulate(game, ...)``            a run, as :class:`analysis.load.Run`: ``meta``, ``games``
+                                   (one row per game, per deal in match play), ``matches``
+``write_run(game, out=...)``       the same run written into its folder, nothing read back
+``balance(game, ...)``             a run and its skill games: the balance measures' table
+``sweep(study, ...)``              a house-rule study: the comparison table of its variants
+``write_sweep(study, out=...)``    the same study written into its folder
+``compare(*dirs, ...)``            the comparison table of run folders
+``write_compare(*dirs, out=...)``  the comparison report written, nothing read back
+``tournament(game, ...)``          every strategy against every other: shares and ratings
+``write_tournament(game, ...)``    the same tournament written, nothing read back
+``tune(game, ...)``                weights for a ``weighted`` strategy (a ``TuneResult``)
+``explore(game, ...)``             a search of the rule space for the aims: the table
+``write_explore(game, out=...)``   the same search written into its folder (and its picks)
+``write_report(dir)``              a run folder's report
+``verify(dir)``                    a run folder checked (and repaired): the verdict
+``search(game)``                   the longest deals, in words
+``replay(dir_or_game)``            one game turn by turn, in words
+``play_deal(game, deal=...)``      a given deal's outcome (and its text)
+``describe_rules(game)``           the rules in force, in words
+=================================  =========================================================
+
+:mod:`.playing` is the application's one door to the engine (``play_chunks``: a request's
+games over spans of indices, in memory, for searches).
 
 Every argument after the first is keyword-only, named as the command's option
 (``--rule`` is ``rules={...}``, ``--seats`` is ``strategies=[...]``), and every mistake
