@@ -71,9 +71,34 @@ def warm(family: str | None) -> None:
         batch.log_hands(deal, BeggarRules())
 
 
+def drop_stale_caches(root: Path) -> int:
+    """Delete numba's on-disk cache entries under ``root`` that can no longer be loaded:
+    an index (``__pycache__/*.nbi``) pickles the types its kernels were compiled for, by
+    module, and after a module moves numba raises ModuleNotFoundError on it instead of
+    compiling again. Returns how many indexes went (each with its ``.nbc`` data files)."""
+    import pickle
+
+    dropped = 0
+    for index in sorted(root.rglob("__pycache__/*.nbi")):
+        try:
+            with index.open("rb") as file:
+                pickle.load(file)  # numba's version
+                pickle.loads(file.read())  # (source stamp, overloads)
+        except (ImportError, AttributeError, EOFError, pickle.UnpicklingError):
+            for data in index.parent.glob(f"{index.name.removesuffix('.nbi')}.*.nbc"):
+                data.unlink(missing_ok=True)
+            index.unlink(missing_ok=True)
+            dropped += 1
+    return dropped
+
+
 def main(argv: list[str]) -> int:
     start = time.perf_counter()
     family = argv[1] if argv[:1] == ["--family"] else None
+    if family is None:
+        stale = drop_stale_caches(Path(__file__).resolve().parents[1] / "simulate")
+        if stale:
+            print(f"numba cache: {stale} entries that no longer load dropped")
     if family is not None or (os.cpu_count() or 1) < 2:
         warm(family)
     else:
