@@ -41,6 +41,10 @@ def check_out(out: Path, force: bool) -> None:
         )
 
 
+RUN_SETTINGS = ("budget", "seed", "method", "first_round", "threads")
+"""What may change an explore file's run (the rest is the file's)."""
+
+
 def plan_from(game: str | Path, **settings):
     """The :class:`~simulate.app.exploration.plan.Plan` of ``game``, a game's name or an
     explore file (``FILE.toml``). ``settings`` are :func:`~.plan.plan_explore`'s; those
@@ -65,10 +69,6 @@ def plan_from(game: str | Path, **settings):
         return plan_explore(name, **(fixed | given), title=title)
     except CardsimError as exc:
         raise locate(game, exc) from None
-
-
-RUN_SETTINGS = ("budget", "seed", "method", "first_round", "threads")
-"""What may change an explore file's run (the rest is the file's)."""
 
 
 def describe(plan, out: Path | None = None) -> str:
