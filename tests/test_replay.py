@@ -103,6 +103,7 @@ def test_match_run_replays_a_deal_and_refuses_game(runs):
         (["logged", "--game", "-1"], ["--game must be at least 0"]),
         (["logged", "--match", "0"], ["single games", "--game"]),
         (["logged", "--seed", "3"], ["run folder", "--seed"]),
+        (["logged", "--seed", "3", "--rule", "time_limit=5"], ["drop --seed, --rule/--config"]),
         (["logged", "--format", "xml"], ["--format", "xml"]),
         (["logged", "--rotation", "1"], ["--rotation"]),
     ],

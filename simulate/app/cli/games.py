@@ -128,15 +128,10 @@ def replay(
     from ..api import replay as replay_game
     from ..replay import is_run_folder
 
-    settings = {}
-    if not is_run_folder(game):
-        settings = {"rules": rule_overrides(config, rule, game)}
-    elif rule or config:  # the API hears no rules for a folder: name every flag given
-        given = [name for name, value in (("--seed", seed), ("--players", players)) if value]
-        given += ["--strategy"] * bool(strategy) + ["--rule/--config"]
-        raise CardsimError(
-            f"{game} is a run folder, which gives the game's settings: drop {', '.join(given)}"
-        )
+    if is_run_folder(game):  # its own rules stand: any given reach the API to be refused
+        rules = {"--rule": rule, "--config": config} if rule or config else None
+    else:
+        rules = rule_overrides(config, rule, game)
     text = replay_game(
         game,
         game=index,
@@ -148,7 +143,7 @@ def replay(
         seed=seed,
         players=players,
         strategies=strategy,
-        **settings,
+        rules=rules,
     )
     typer.echo(text)
 
