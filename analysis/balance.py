@@ -194,6 +194,15 @@ class BalanceCounts:
             behind = batch["winner_behind"] >= COMEBACK_CARDS
             self.comebacks += int(np.count_nonzero(behind & won))
 
+    def merge(self, other: BalanceCounts) -> None:
+        """Add ``other``'s counts (an accumulator built alike, fed other games)."""
+        self.n += other.n
+        self.wins = self.wins + other.wins
+        self.decided += other.decided
+        self.lengths = self.lengths + other.lengths
+        self.leads = self.leads + other.leads
+        self.comebacks += other.comebacks
+
 
 PAIRED_MEASURES = ("first_seat_advantage", "decisive", "turns", "lead_changes", "comebacks")
 """The measures that are means over games, whose difference between two rule sets that
@@ -247,7 +256,10 @@ class SkillCounts:
     cluster of records that share their cards (the rotations of a deal; in match play a
     match's deals in every rotation) the skilled seat's wins ``w`` and the records ``m``,
     kept as the sums a ratio estimator's variance needs. The records come in cluster order,
-    as the engine writes them; a cluster cut by a batch's end waits for the next batch."""
+    as the engine writes them; the first and the last cluster seen may be cut by where the
+    games fed begin and end, so they wait (``_ends``: ``(key, w, m)`` each) for the games
+    before and after (:meth:`update` with the next batch, :meth:`merge` with the
+    accumulator of the games that follow) or for :meth:`estimate`."""
 
     def __init__(self, columns: Sequence[str]):
         if "rotation" not in columns:
@@ -258,7 +270,7 @@ class SkillCounts:
         self.key = "match" if "match" in columns else "game"
         self.columns = ("winner", "rotation", self.key)
         self.sums = np.zeros(6)  # clusters, Σw, Σm, Σw², Σwm, Σm²
-        self._open: tuple[int, int, int] | None = None  # (key, w, m) of a cut cluster
+        self._ends: list[tuple[int, int, int]] = []
 
     def update(self, batch: Batch) -> None:
         keys = batch[self.key]
@@ -268,15 +280,30 @@ class SkillCounts:
         starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
         w = np.add.reduceat(won, starts)
         m = np.diff(np.append(starts, keys.size))
-        if self._open is not None:
-            key, w0, m0 = self._open
-            if key == int(keys[0]):
-                w[0] += w0
-                m[0] += m0
-            else:
-                self._add(np.array([w0]), np.array([m0]))
-        self._add(w[:-1], m[:-1])
-        self._open = (int(keys[starts[-1]]), int(w[-1]), int(m[-1]))
+        self._join(keys[starts], w, m, np.zeros(6))
+
+    def merge(self, other: SkillCounts) -> None:
+        """Both together: ``other`` (built alike) was fed the games after this one's; a
+        cluster cut between them counts once."""
+        ends = np.array(other._ends, np.int64).reshape(-1, 3)
+        self._join(ends[:, 0], ends[:, 1], ends[:, 2], other.sums)
+
+    def _join(self, keys: np.ndarray, w: np.ndarray, m: np.ndarray, sums: np.ndarray) -> None:
+        """Append the clusters ``keys`` (with their ``w`` and ``m``; ``sums``: clusters
+        already counted between the first and the last of them) to this one's: every
+        cluster but the first and the last is then counted."""
+        self.sums = self.sums + sums
+        if keys.size == 0:
+            return
+        ends = np.array(self._ends, np.int64).reshape(-1, 3)
+        chain = np.concatenate([ends, np.stack([keys, w, m], axis=1).astype(np.int64)])
+        if len(ends) and ends[-1, 0] == keys[0]:  # one cluster, cut where they meet
+            chain[len(ends)] += [0, *ends[-1, 1:]]
+            chain = np.delete(chain, len(ends) - 1, axis=0)
+        if len(chain) > 2:
+            self._add(chain[1:-1, 1], chain[1:-1, 2])
+            chain = chain[[0, -1]]
+        self._ends = [tuple(int(v) for v in row) for row in chain]
 
     def _add(self, w: np.ndarray, m: np.ndarray) -> None:
         w, m = w.astype(float), m.astype(float)
@@ -284,10 +311,10 @@ class SkillCounts:
 
     def estimate(self) -> tuple[float, float, float]:
         """The skilled seat's win share with its 95% interval ``(p, lo, hi)``."""
-        if self._open is not None:
-            _, w0, m0 = self._open
-            self._add(np.array([w0]), np.array([m0]))
-            self._open = None
+        if self._ends:
+            ends = np.array([c[1:] for c in self._ends], np.int64)
+            self._add(ends[:, 0], ends[:, 1])
+            self._ends = []
         clusters, sw, sm, sww, swm, smm = self.sums
         if sm == 0:
             return _NAN, _NAN, _NAN

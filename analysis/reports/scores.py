@@ -55,6 +55,10 @@ class OthersByFinish:
         self.sums["multiplier"] += Distribution.of(others[special])
         self.sums["no multiplier"] += Distribution.of(others[~special])
 
+    def merge(self, other: OthersByFinish) -> None:
+        """Add ``other``'s distributions (an accumulator built alike, fed other games)."""
+        self.sums = {label: dist + other.sums[label] for label, dist in self.sums.items()}
+
     def from_aggregates(self, view) -> None:
         """What :meth:`update` over every game gives, from an aggregate-only run
         (:class:`analysis.aggregates.AggregateView`), which keeps the others' summed

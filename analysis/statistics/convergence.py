@@ -68,6 +68,15 @@ class Convergence:
             )
         self.totals += np.array([int(c.sum()) for c in columns], dtype=object)
 
+    def merge(self, other: Convergence) -> None:
+        """Both together: ``other`` (built alike) was fed the games after this one's, so
+        its checkpoints' counts add to all of this one's."""
+        self.rows += [
+            [size, *(t + p for t, p in zip(self.totals, rest, strict=True))]
+            for size, *rest in other.rows
+        ]
+        self.totals = self.totals + other.totals
+
     def from_aggregates(self, view) -> None:
         """Only the whole run's point, from an aggregate-only run
         (:class:`analysis.aggregates.AggregateView`): the prefixes need the games in

@@ -56,6 +56,13 @@ class WinCounts:
             position = np.where(winner >= 0, (winner.astype(np.int64) - lead) % self.players, -1)
             self.positions += _seat_counts(position, self.players)
 
+    def merge(self, other: WinCounts) -> None:
+        """Add ``other``'s counts (an accumulator built alike, fed other games)."""
+        self.n += other.n
+        self.seats += other.seats
+        if self.positions is not None:
+            self.positions += other.positions
+
     def from_aggregates(self, view: AggregateView) -> None:
         """What :meth:`update` over every game gives, from an aggregate-only run."""
         self.n = view.games()
@@ -89,6 +96,12 @@ class LabelCounts:
         for label, count in zip(labels, counts, strict=True):
             self.counts[label] = self.counts.get(label, 0) + int(count)
 
+    def merge(self, other: LabelCounts) -> None:
+        """Add ``other``'s counts (built alike, fed the games after this one's: its
+        new labels come after this one's, as one pass would list them)."""
+        for label, count in other.counts.items():
+            self.counts[label] = self.counts.get(label, 0) + count
+
     def from_aggregates(self, view: AggregateView) -> None:
         """What :meth:`update` over every game gives, from an aggregate-only run (a key
         column only)."""
@@ -116,6 +129,10 @@ class Values:
             values = values[self.where(batch)]
         self.dist = self.dist + Distribution.of(values)
 
+    def merge(self, other: Values) -> None:
+        """Add ``other``'s distribution (an accumulator built alike, fed other games)."""
+        self.dist = self.dist + other.dist
+
     def from_aggregates(self, view: AggregateView) -> None:
         """What :meth:`update` over every game gives, from an aggregate-only run."""
         kept = view.kept(self.where, self.columns[1:])
@@ -135,6 +152,10 @@ class RowSums:
     def update(self, batch: Batch) -> None:
         total = np.sum([batch[c].astype(np.int64) for c in self.columns], axis=0, dtype=np.int64)
         self.dist = self.dist + Distribution.of(total)
+
+    def merge(self, other: RowSums) -> None:
+        """Add ``other``'s distribution (an accumulator built alike, fed other games)."""
+        self.dist = self.dist + other.dist
 
     def from_aggregates(self, view: AggregateView) -> None:
         """Sums of columns are not kept by an aggregate-only run."""
@@ -178,7 +199,14 @@ class Longest:
             rows = rows[keys >= threshold]
         if not rows.size:
             return
-        found = _frame(batch, rows, self.shown)
+        self._keep(_frame(batch, rows, self.shown))
+
+    def merge(self, other: Longest) -> None:
+        """Keep the longest of both (an accumulator built alike, fed other games)."""
+        if self.top > 0 and len(other.rows):
+            self._keep(other.rows)
+
+    def _keep(self, found: pd.DataFrame) -> None:
         both = pd.concat([self.rows, found], ignore_index=True) if len(self.rows) else found
         self.rows = both.sort_values(
             [self.key, "game"], ascending=[False, True], ignore_index=True
@@ -215,6 +243,15 @@ class FirstRows:
         if room > 0 and rows.size:
             self.parts.append(_frame(batch, rows[:room], self.shown))
             self.kept += min(room, rows.size)
+
+    def merge(self, other: FirstRows) -> None:
+        """Both together: ``other`` (built alike) was fed the games after this one's, so
+        its rows come after this one's, as many as there is room for."""
+        self.count += other.count
+        room = self.limit - self.kept
+        if room > 0 and other.kept:
+            self.parts.append(other.rows.head(room))
+            self.kept += min(room, other.kept)
 
     def from_aggregates(self, view: AggregateView) -> None:
         """What :meth:`update` over every game gives, from the first games an

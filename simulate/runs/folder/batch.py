@@ -47,15 +47,21 @@ class Batch:
 
 
 class Accumulator(Protocol):
-    """Something computed in one pass over a run's games: ``columns`` names what it reads,
-    ``update`` takes each :class:`Batch` in game order. One that an aggregate-only run can
-    feed also has ``from_aggregates(view)``, which fills it from an
-    :class:`analysis.aggregates.AggregateView` as the pass over every game would (raising
-    :class:`analysis.errors.NeedsSingleGames` for what the aggregates do not keep)."""
+    """Something computed in one pass over a run's games, which owns its reduction:
+    ``columns`` names what it reads; ``update`` takes each :class:`Batch` in game order;
+    ``merge(other)`` folds in an accumulator built alike that was fed the games after
+    this one's (a pass split in parts gives, merged in order, what one pass gives). One
+    that an aggregate-only run can feed also has ``from_aggregates(view)``, which fills it
+    from an :class:`analysis.aggregates.AggregateView` as the pass over every game would
+    (raising :class:`analysis.errors.NeedsSingleGames` for what the aggregates do not
+    keep): the aggregates file holds the run layer's reduction of the records
+    (:mod:`simulate.runs.folder.aggregates`), from which each accumulator loads itself."""
 
     columns: Sequence[str]
 
     def update(self, batch: Batch) -> None: ...
+
+    def merge(self, other: Accumulator) -> None: ...
 
 
 def batch_of(table: pa.Table | pa.RecordBatch, start: int = 0) -> Batch:
