@@ -252,6 +252,35 @@ def one_numba_thread(monkeypatch):
 
 
 @pytest.fixture(autouse=True, scope="session")
+def cli_built_once():
+    """typer builds the click command of an app from its functions' signatures on every
+    call (``app()``, ``CliRunner.invoke``): about 50 ms each, over the hundreds of in-process
+    CLI tests. Here it is built once per app and set of games (a plugin installed for a
+    test changes the set), as the console script builds it once per process."""
+    from unittest import mock
+
+    import typer.main
+    import typer.testing
+
+    from simulate.games import registry
+
+    build = typer.main.get_command
+    built: dict = {}
+
+    def get_command(app):
+        key = (id(app), registry.game_names())
+        if key not in built:
+            built[key] = (app, build(app))  # the app kept alive: its id is not reused
+        return built[key][1]
+
+    with (
+        mock.patch.object(typer.main, "get_command", get_command),
+        mock.patch.object(typer.testing, "_get_command", get_command),
+    ):
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def small_charts():
     """Every report a test writes has its charts as PNG at the lowest resolution allowed:
     set for the whole run, so that module and session fixtures, which pytest builds before

@@ -39,13 +39,20 @@ def stored():
 
 
 def first_difference(got: dict, expected: dict) -> str | None:
-    """The first game at which two column sets differ, with both records, else ``None``."""
-    for i in range(len(expected["winner"])):
-        if any(not np.array_equal(got[key][i], expected[key][i]) for key in expected):
-            one = {key: value[i : i + 1] for key, value in got.items()}
-            other = {key: value[i : i + 1] for key, value in expected.items()}
-            return f"row {i}: kernel {kernel_records(one)[0]} != stored {kernel_records(other)[0]}"
-    return None
+    """The first game at which two column sets differ, with both records, else ``None``.
+    Every column must be there in both, of the same shape (one row per game)."""
+    assert got.keys() == expected.keys()
+    differs = np.zeros(len(expected["winner"]), bool)
+    for key, value in expected.items():
+        assert got[key].shape == value.shape, key
+        unequal = got[key] != value
+        differs |= unequal.reshape(len(differs), -1).any(axis=1)
+    if not differs.any():
+        return None
+    i = int(np.argmax(differs))
+    one = {key: value[i : i + 1] for key, value in got.items()}
+    other = {key: value[i : i + 1] for key, value in expected.items()}
+    return f"row {i}: kernel {kernel_records(one)[0]} != stored {kernel_records(other)[0]}"
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
