@@ -24,10 +24,9 @@ tests set up situations.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
-from ...core.cards import DECK_SIZE, SUIT_NAMES
+from ...core.cards import DECK_SIZE, RANKS, SUIT_NAMES
 from ...core.errors import CardsimError
 from ...core.logs.events import (
     CAUSE_ALL_DRAW,
@@ -325,7 +324,8 @@ class Game:
         # ``forget`` given here wins over the strategies' own ``forget=p``.
         self.forget = list(forget) if forget is not None else [spec.forget for spec in specs]
         self.trace = trace
-        self.all_cards = Counter(self.every_card())
+        self.all_cards = sorted(self.every_card())  # conserved as a multiset
+        self.rank_effects = [rules.rank_effects(rank) for rank in range(len(RANKS))]
         # Opening turns still to come (lead_club: the first seat's; all_lead_club: a round).
         openings = {"lead_club": 1, "all_lead_club": self.n}
         self.openings = 0 if self.pile else openings.get(rules.start, 0)
@@ -643,7 +643,7 @@ class Game:
         return True
 
     def effects(self, card: int) -> RankEffects:
-        return self.rules.rank_effects(rank_of(card))
+        return self.rank_effects[rank_of(card)]
 
     # --- drawing and passing -------------------------------------------------------------
 
@@ -797,7 +797,7 @@ class Game:
         return [card for hand in self.hands for card in hand] + self.stock + self.pile
 
     def check_cards(self) -> None:
-        assert Counter(self.every_card()) == self.all_cards, "cards are not conserved"
+        assert sorted(self.every_card()) == self.all_cards, "cards are not conserved"
 
     def next_seat(self, seat: int) -> int:
         return (seat + self.direction) % self.n
