@@ -5,6 +5,7 @@ small synthetic runs."""
 import csv
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -231,6 +232,8 @@ def test_pair_runs_counts_equal_brute_force_whatever_the_row_groups(tmp_path):
     assert deals.first.tolist() == table.tolist()
     both = (eb != "cycle") & (ev != "cycle")
     assert deals.length == Distribution.of(cv[both] - cb[both])
+    # no winner (a cycle) against a seat counts as a change, as one seat against another
+    assert deals.winner_changes == int(np.count_nonzero(wb != wv)) > 0
 
 
 def test_runs_that_hold_other_games_are_not_paired(tmp_path):
@@ -355,7 +358,10 @@ def test_pairs_merge_in_any_order_and_reverse_with_the_runs_roles():
     def deals(rows):
         first = np.zeros((2, 2), np.int64)
         np.add.at(first, (firsts[rows, 0], firsts[rows, 1]), 1)
-        return DealPairs(len(rows), first, dist(lengths[rows]), {"score": dist(points[rows])})
+        changes = int(np.count_nonzero(firsts[rows, 0] != firsts[rows, 1]))
+        return DealPairs(
+            len(rows), first, dist(lengths[rows]), {"score": dist(points[rows])}, changes
+        )
 
     def matches(rows):
         return MatchPairs.of_shares(dist(shares[rows]), 12, {"score": dist(points[rows])})
@@ -373,5 +379,7 @@ def test_pairs_merge_in_any_order_and_reverse_with_the_runs_roles():
     assert matches(whole).reversed().total == pytest.approx(-shares.sum() / 12)
     merged = deals(b).merge(deals(a))
     assert (merged.first == deals(whole).first).all() and merged.length == deals(whole).length
+    assert merged.winner_changes == deals(whole).winner_changes == back.winner_changes
+    assert deals(a).merge(replace(deals(b), winner_changes=None)).winner_changes is None
     merged = matches(a).merge(matches(b))
     assert (merged.total, merged.squares) == (matches(whole).total, matches(whole).squares)

@@ -296,7 +296,17 @@ def test_the_verdict_opens_every_comparison_report(study):
         assert "<h2>Verdict</h2>" in page.split("<h2>Summary</h2>")[0]
         table = comparison(study, players)
         for name, text in zip(names, paragraphs[:3], strict=True):
-            assert text == f"{name} against base: {row(table, name)['verdict']}."
+            found = row(table, name)
+            share, lo, hi = (
+                found[c] for c in ("winner_changes", "winner_changes_lo", "winner_changes_hi")
+            )
+            assert 0 <= lo <= share <= hi <= 1
+            assert (share == 0) == (name == "same")  # the base's own rules change no winner
+            assert text == (
+                f"{name} against base: {found['verdict']}. On the same deals the rules change "
+                f"who wins {100 * share:.1f}% of them (95% interval {100 * lo:.1f}% to "
+                f"{100 * hi:.1f}%)."
+            )
 
 
 def test_the_same_rules_change_nothing(study):

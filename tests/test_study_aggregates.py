@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 import pytest
 from run_helpers import assert_intact, assert_same_bytes, chunk_files
 from typer.testing import CliRunner
@@ -155,6 +156,25 @@ def test_kept_pairs_equal_the_pairs_of_the_records(tmp_path):
     assert deals.length == Distribution.of((variant["turns"] - base["turns"]).to_numpy())
     summed = sum(variant[f"score_{s}"] - base[f"score_{s}"] for s in range(3))
     assert deals.sums["score"] == Distribution.of(summed.to_numpy())
+    assert deals.winner_changes == int((variant["winner"] != base["winner"]).sum()) > 0
+
+
+def test_paired_counts_stored_before_winner_changes_still_read(tmp_path):
+    """A variant's paired counts written before ``winner_changes`` was counted (no such
+    figure in the file) read back with it unknown, everything else as stored; with it, the
+    file keeps it exactly."""
+    from simulate.runs.folder.paired import PairedCounts
+
+    study = study_file(tmp_path, WILDS.replace("3000", "600"))
+    sweep(study, tmp_path / "none", "none", 600)
+    counts = read_paired(open_run(tmp_path / "none" / "own-3p"))
+    table = counts.to_table()
+    assert PairedCounts.from_table(table).to_table().equals(table, check_metadata=True)
+    older = table.filter(pc.not_equal(table.column("figure"), "winner_changes"))
+    assert older.num_rows == table.num_rows - 1
+    found = PairedCounts.from_table(older)
+    assert found.deals.winner_changes is None and found.deals.n == counts.deals.n
+    assert found.to_table().equals(older, check_metadata=True)
 
 
 # --- resuming, and where the ranges come from ---------------------------------------------

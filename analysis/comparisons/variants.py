@@ -27,7 +27,9 @@ Beggar-My-Neighbour over the pairs in which both deals end); in match play, seat
 win share by the paired t-test and interval over the matches paired by index. The seats and
 end reasons stay chi-squared tests of independent samples (conservative for paired runs).
 The independent-sample intervals and p-values are kept beside the paired ones
-(``<test>_ind_lo``, ``_ind_hi``, ``_ind_p``).
+(``<test>_ind_lo``, ``_ind_hi``, ``_ind_p``). Paired deals also say how often the rules
+change who wins: ``winner_changes``, the share of pairs whose winner differs, with its
+Wilson interval (a description, not a test: outside Holm's family).
 
 Scores and match totals are compared like the mean length: in the shedding games the mean
 score per seat and deal (every seat's score summed per deal, over the players) and each
@@ -354,7 +356,10 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
     compared as paired samples, and ``pairing_note`` says why the deals are not paired (""
     when they are). The independent-sample interval and p-value of the first seat's share,
     the mean length, the match share, the scores and the match totals are kept as
-    ``<test>_ind_lo``, ``<test>_ind_hi`` and ``<test>_ind_p`` whichever analysis is used."""
+    ``<test>_ind_lo``, ``<test>_ind_hi`` and ``<test>_ind_p`` whichever analysis is used.
+    Paired deals also give ``winner_changes``: the share of pairs whose winner differs (a
+    seat in one run, another seat or no winner in the other), with its Wilson interval
+    (``winner_changes_lo``, ``winner_changes_hi``)."""
     deals = pairing.deals if pairing is not None else None
     k1, n1 = int(base.first[0]), base.n
     k2, n2 = int(variant.first[0]), variant.n
@@ -369,6 +374,13 @@ def differences(variant: Variant, base: Variant, pairing: Pairing | None = None)
             "first_variant_only": int(deals.first[0, 1]),
             "first_z": z,
         }
+        if deals.winner_changes is not None and deals.n:
+            lo, hi = wilson_interval(deals.winner_changes, deals.n)
+            out |= {
+                "winner_changes": deals.winner_changes / deals.n,
+                "winner_changes_lo": float(lo),
+                "winner_changes_hi": float(hi),
+            }
     chi2, p = chi2_homogeneity(base.first, variant.first)
     out |= {"seats_chi2": chi2, "seats_p": p, "seats_analysis": INDEPENDENT}
     out["seats_test"] = _test_names("seats")[0]

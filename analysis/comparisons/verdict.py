@@ -169,12 +169,30 @@ def verdict_blocks(table: pd.DataFrame) -> list[Block]:
     for _, row in others.iterrows():
         players = f" ({int(row['players'])} players)" if counts else ""
         blocks.append(
-            Paragraph(f"{row['variant']} against {row['base']}{players}: {row['verdict']}.")
+            Paragraph(
+                f"{row['variant']} against {row['base']}{players}: {row['verdict']}."
+                + winner_changes_text(row)
+            )
         )
     if others.empty:
         blocks.append(Paragraph("No variant has a base to be compared with."))
     blocks.append(Paragraph(thresholds_text(limits)))
     return blocks
+
+
+def winner_changes_text(row: pd.Series) -> str:
+    """The verdict's sentence on the share of paired deals whose winner differs
+    (``winner_changes``): "On the same deals the rules change who wins 31.2% of them (95%
+    interval 30.1% to 32.3%).", after a space; "" where the deals were not paired or the
+    changes not counted."""
+    share = _get(row, "winner_changes")
+    if math.isnan(share):
+        return ""
+    lo, hi = _get(row, "winner_changes_lo"), _get(row, "winner_changes_hi")
+    return (
+        f" On the same deals the rules change who wins {_share(share)} of them (95% "
+        f"interval {_share(lo)} to {_share(hi)})."
+    )
 
 
 def thresholds_text(limits: Thresholds) -> str:

@@ -15,7 +15,7 @@ its base for one range, kept in the variant's folder under its manifest (record 
 :mod:`analysis.paired_counts`.
 
 A file is small and bounded, whatever the number of games: the (2, 2) table of first-seat
-wins and the histograms of the deals' paired differences (length, and the scores where the
+wins, the pairs whose winner differs, and the histograms of the deals' paired differences (length, and the scores where the
 game has them), and in match play those of the matches' (seat 0's share of the match win,
 counted in whole fractions, the deals per match and each seat's total).
 
@@ -48,17 +48,23 @@ class DealPairs:
     the variant's length minus the base's (the length column given to :func:`pair_runs`),
     over the pairs in which both deals count; ``sums`` for each name of the ``sums`` given
     to :func:`pair_runs`, the distribution of the variant's sum of those columns minus the
-    base's, over every pair."""
+    base's, over every pair; ``winner_changes`` the pairs whose winner differs (a seat in
+    one and another seat, or no winner, in the other), None where it was not counted
+    (paired counts an aggregate-only study stored before 2026-12-07)."""
 
     n: int
     first: np.ndarray
     length: Distribution
     sums: dict[str, Distribution] = field(default_factory=dict)
+    winner_changes: int | None = None
 
     def merge(self, other: DealPairs) -> DealPairs:
         """The pairs of both (disjoint sets of deals of the same two runs): counts added,
         so the result does not depend on the order of merging."""
         empty = Distribution.empty()
+        changes = None
+        if self.winner_changes is not None and other.winner_changes is not None:
+            changes = self.winner_changes + other.winner_changes
         return DealPairs(
             self.n + other.n,
             self.first + other.first,
@@ -67,6 +73,7 @@ class DealPairs:
                 name: self.sums.get(name, empty) + other.sums.get(name, empty)
                 for name in dict.fromkeys([*self.sums, *other.sums])
             },
+            changes,
         )
 
     def reversed(self) -> DealPairs:
@@ -77,6 +84,7 @@ class DealPairs:
             self.first.T.copy(),
             _negated(self.length),
             {name: _negated(dist) for name, dist in self.sums.items()},
+            self.winner_changes,
         )
 
 
@@ -257,7 +265,7 @@ def count_deal_pairs(
     first = np.zeros(4, np.int64)
     differences = Distribution.empty()
     summed = {name: Distribution.empty() for name in sums}
-    n = 0
+    n = changes = 0
     for left, right in in_step(iter(base), iter(variant)):
         b, v = _arrays(left), _arrays(right)
         for key in keys:
@@ -269,6 +277,7 @@ def count_deal_pairs(
         won_v = v["winner"] == leaders(Batch(0, v), leads[1], players)
         cell = 2 * won_b.astype(np.int64) + won_v
         first += np.bincount(cell, minlength=4)
+        changes += int(np.count_nonzero(b["winner"] != v["winner"]))
         keep = np.ones(len(won_b), bool)
         if skip_ends:
             keep = ~_ends_in(left, skip_ends) & ~_ends_in(right, skip_ends)
@@ -276,7 +285,7 @@ def count_deal_pairs(
         differences = differences + Distribution.of(step)
         summed = _add_sums(summed, sums, b, v)
         n += len(won_b)
-    return DealPairs(n, first.reshape(2, 2), differences, summed)
+    return DealPairs(n, first.reshape(2, 2), differences, summed, changes)
 
 
 def _add_sums(
@@ -427,13 +436,16 @@ class PairedCounts:
 
     def to_table(self) -> pa.Table:
         """One row per (figure, value), ``count`` its count: ``figure`` ``first`` (``value``
-        the cell 2 × base won + variant won of the (2, 2) table), ``length`` and
+        the cell 2 × base won + variant won of the (2, 2) table), ``winner_changes``
+        (``value`` 1, ``count`` the pairs whose winner differs), ``length`` and
         ``sum:<name>`` (histograms of the deals' paired differences), ``match`` and
         ``match_sum:<name>`` (of the matches'); the settings ride in the file's metadata."""
         items = []
         if self.deals is not None:
             items.append(("first", np.arange(4), self.deals.first.ravel()))
             items.append(("length", self.deals.length.values, self.deals.length.counts))
+            if self.deals.winner_changes is not None:
+                items.append(("winner_changes", [1], [self.deals.winner_changes]))
             items += [(f"sum:{k}", d.values, d.counts) for k, d in self.deals.sums.items()]
         if self.matches is not None:
             items.append(("match", self.matches.shares.values, self.matches.shares.counts))
@@ -482,11 +494,13 @@ class PairedCounts:
             first = np.zeros(4, np.int64)
             rows = figure == "first"
             first[value[rows]] = count[rows]
+            changes = count[figure == "winner_changes"]
             deals = DealPairs(
                 int(extra["pairs"]),
                 first.reshape(2, 2),
                 dist("length"),
                 {name: dist(f"sum:{name}") for name in sums},
+                int(changes.sum()) if changes.size else None,
             )
         if extra["match_scale"] is not None:
             matches = MatchPairs.of_shares(
