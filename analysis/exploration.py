@@ -207,6 +207,13 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
             paired = ", ".join(f"`{m}`" for m in pick.get("paired") or {})
             how = f" (paired game by game on {paired})" if paired else ""
             figures += f". Against the base rules on the held-out deals{how}: {versus}"
+        changes = pick.get("winner_changes")
+        if changes:
+            share, lo, hi = (f"{100 * x:.1f}%" for x in changes)
+            figures += (
+                f". On the same held-out deals it changes who wins {share} of them (95% "
+                f"interval {lo} to {hi})"
+            )
         short = {t: v for t, v in (pick.get("requirements") or {}).items() if v != "met"}
         kept = (
             " Requirements: " + "; ".join(f"`{t}` {v}" for t, v in short.items()) + "."

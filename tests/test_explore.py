@@ -819,13 +819,18 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
     meta = json.loads((out / "explore.json").read_text())
     table = read_explore(out / "explore.csv")
     base = next(c for c in meta["confirmed"] if c["base"])
+    assert base["winner_changes"] is None
+    report = (out / "report.md").read_text()
     base_hand = table.loc[base["row"], "hand_size"]
     checked = 0
     for pick in (c for c in meta["confirmed"] if not c["base"]):
         if table.loc[pick["row"], "hand_size"] != base_hand:
-            assert pick["paired"] == {}
+            assert pick["paired"] == {} and pick["winner_changes"] is None
             continue
         assert set(pick["paired"]) >= {"first_seat_advantage", "decisive", "turns", "turns_p90"}
+        share, lo, hi = pick["winner_changes"]
+        assert 0 <= lo <= share <= hi <= 1
+        assert f"changes who wins {100 * share:.1f}% of them" in report
         for name in ("first_seat_advantage", "turns", "seat_spread", "turns_p90"):
             value, lo, hi = pick["paired"][name]
             expected = pick["measures"][name][0] - base["measures"][name][0]
@@ -855,6 +860,29 @@ def test_the_pair_table_holds_each_pairs_paired_differences():
     back = table.difference(b, a, "turns")
     assert back[0] == pytest.approx(-value) and back[1] == pytest.approx(-hi)
     assert table.difference(a, other, "turns") is None  # other cards are dealt: not paired
+
+
+def test_the_pair_table_counts_the_games_whose_winner_changes():
+    """With ``changes``, each pair's games whose winner differs (no winner against a seat
+    included), counted over blocks, with a Wilson interval; only pairs that deal alike."""
+    from analysis.statistics.stats import wilson_interval
+    from simulate.app.exploration.pairing import PairTable
+
+    rng = np.random.default_rng(9)
+    a, b, other = (fake(i, {"turns": (30.0, 29.0, 31.0)}) for i in (2, 1, 0))
+    winners = {k: rng.integers(-1, 4, 2000) for k in "abo"}
+    winners["b"][::3] = winners["a"][::3]
+    table = PairTable(changes=True)
+    for part in np.array_split(np.arange(2000), 4):
+        values = [{"turns": np.full(part.size, 30.0)} for _ in "abo"]
+        found = [winners[k][part] for k in "abo"]
+        table.add_block([a, b, other], values, ["7", "7", "8"], winners=found, start=int(part[0]))
+    changed = int(np.count_nonzero(winners["a"] != winners["b"]))
+    lo, hi = wilson_interval(changed, 2000)
+    expected = (changed / 2000, float(lo), float(hi))
+    assert table.winner_changes(a, b) == table.winner_changes(b, a) == expected
+    assert table.winner_changes(a, other) is None  # other cards: not paired
+    assert PairTable().winner_changes(a, b) is None  # not counted
 
 
 def test_paired_differences_separate_rule_sets_the_intervals_cannot():

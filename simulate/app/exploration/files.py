@@ -280,6 +280,11 @@ def explore_meta(result: Result) -> dict:
                     if c.paired is not None
                     else {}
                 ),
+                "winner_changes": (
+                    list(found)
+                    if c.paired is not None and (found := c.paired.winner_changes()) is not None
+                    else None
+                ),
                 "requirements": {
                     r.text: c.requirement_status(r, confirmed=True) for r in plan.requires
                 },

@@ -57,7 +57,9 @@ class PairTable:
 
     ``measures``: the measures compared (None: every one the games give); ``players``:
     the seats a winner is counted in (None: the seat spread is not paired);
-    ``replicates``: each bootstrap's."""
+    ``replicates``: each bootstrap's; ``changes``: also count, per pair, the games whose
+    winner differs (given to :meth:`add_block` as ``winners``), as the confirmation
+    does (the race, with many more pairs, does not)."""
 
     def __init__(
         self,
@@ -65,8 +67,10 @@ class PairTable:
         players: int | None = None,
         *,
         replicates: int = RACE_REPLICATES,
+        changes: bool = False,
     ):
         self.sums: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        self.changes: dict[tuple[int, int], np.ndarray] | None = {} if changes else None
         self.measures = None if measures is None else set(measures)
         self.players = players
         self.replicates = replicates
@@ -85,12 +89,14 @@ class PairTable:
         *,
         start: int,
         positions: list[np.ndarray] | None = None,
+        winners: list[np.ndarray] | None = None,
     ) -> None:
         """Add one block of games played in step by ``members``; ``values[i]`` is
         :func:`analysis.balance.deal_values` of member i's games, in the same game order,
         ``positions[i]`` their :func:`analysis.balance.deal_positions` (needed when the
-        seat spread is aimed at), ``keys[i]`` its :func:`deal_key` (only members of
-        equal keys are paired) and ``start`` the block's first game."""
+        seat spread is aimed at), ``winners[i]`` their winning seats (−1: none; needed
+        for ``changes``), ``keys[i]`` its :func:`deal_key` (only members of equal keys are
+        paired) and ``start`` the block's first game."""
         self._found.clear()
         groups: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
@@ -109,6 +115,14 @@ class PairTable:
                     found[start] = values[i]["turns"].astype(np.float32)
             if self._wants(SPREAD) and positions is not None and self.players:
                 self._add_winners(order, np.vstack([positions[i] for i in rows]))
+            if self.changes is not None and winners is not None:
+                for a, b in itertools.combinations(rows, 2):
+                    pair = (
+                        min(members[a].index, members[b].index),
+                        max(members[a].index, members[b].index),
+                    )
+                    found = self.changes.setdefault(pair, np.zeros(2, np.int64))
+                    found += (winners[a].size, np.count_nonzero(winners[a] != winners[b]))
 
     def _add_means(self, order: list[int], name: str, x: np.ndarray) -> None:
         mask = (~np.isnan(x)).astype(float)
@@ -165,6 +179,22 @@ class PairTable:
         """``(D, lo, hi)`` of measure ``name``, ``mine`` minus ``other``, over their paired
         games (:meth:`loss_interval` of the measure itself); None when not paired on it."""
         return self.loss_interval(mine, other, Aim(name, "min"))
+
+    def winner_changes(
+        self, mine: Candidate, other: Candidate
+    ) -> tuple[float, float, float] | None:
+        """``(share, lo, hi)``: the share of the games both played whose winner differs
+        (another seat, or no winner, in one of them), with its 95% Wilson interval; None
+        where the two were not paired or the changes not counted."""
+        from analysis.statistics.stats import wilson_interval
+
+        a, b = mine.index, other.index
+        found = (self.changes or {}).get((min(a, b), max(a, b)))
+        if found is None or found[0] == 0:
+            return None
+        games, changed = (int(x) for x in found)
+        lo, hi = wilson_interval(changed, games)
+        return changed / games, float(lo), float(hi)
 
     def names(self, mine: Candidate, other: Candidate) -> list[str]:
         """The measures on which ``mine`` and ``other`` were paired."""
@@ -249,6 +279,11 @@ class WithBase:
     def loss_interval(self, aim: Aim) -> tuple[float, float, float] | None:
         """``(D, lo, hi)``: the pick's loss minus the base's on ``aim``."""
         return self.table.loss_interval(self.pick, self.base, aim)
+
+    def winner_changes(self) -> tuple[float, float, float] | None:
+        """``(share, lo, hi)``: how often the pick's winner differs from the base's on the
+        same deals (:meth:`PairTable.winner_changes`)."""
+        return self.table.winner_changes(self.pick, self.base)
 
 
 def loss_difference(

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 
 from .measure import Budget, Candidate, measure, play
@@ -368,7 +369,7 @@ class _State:
         per_unit = sum(self.budget.per_unit(c, planning=True) for c in confirmed)
         planned = self.budget.left // per_unit
         base = next((c for c in confirmed if c.is_base), None)
-        table = PairTable(None, self.plan.players, replicates=REPLICATES)
+        table = PairTable(None, self.plan.players, replicates=REPLICATES, changes=True)
         paired = [c for c in confirmed if base is not None and self._pairs(base, c)]
         observed = {id(c) for c in paired}  # played with their records seen, and the base
         for candidate in confirmed:
@@ -434,8 +435,9 @@ def _pair_block(table: PairTable, members: list[Candidate], tables: list[list], 
     if any((t.column("game").to_numpy() != games).any() for t in joined[1:]):
         raise AssertionError("held-out games out of step")  # a bug, not a user error
     values, positions = _block_values(joined, [c.held_out.counts for c in members])
+    winners = [t.column("winner").to_numpy().astype(np.int64) for t in joined]
     keys = ["base"] * len(members)
-    table.add_block(members, values, keys, positions=positions, start=start)
+    table.add_block(members, values, keys, positions=positions, winners=winners, start=start)
 
 
 def _block_values(tables: list, counts: list) -> tuple[list[dict], list]:
