@@ -29,6 +29,8 @@ from analysis.reports.balance import measure_cells
 
 CHART = "front"
 """The chart's name in ``charts/``."""
+EFFECTS_CHART = "knobs"
+"""The chart of what each knob does, in ``charts/`` (where an effect was measured)."""
 SHOWN_ONE_AIM = 20
 """With one aim, the chart shows this many of the best rule sets."""
 _GREY, _BLACK = "0.62", "0"
@@ -46,12 +48,16 @@ def write_explore_report(
     dict) into ``folder``: ``report.html``, ``report.md`` and ``charts/front.*``. Returns
     ``(html_path, markdown_path)``."""
     blocks, figure = build_explore_report(table, meta)
+    figures = {CHART: figure}
+    if _measured_effects(meta):
+        figures[EFFECTS_CHART] = effects_chart(meta)
     title = f"cardsim explore: {meta['title']}"
-    return write_document(Path(folder), blocks, {CHART: figure}, title, dpi=dpi, formats=formats)
+    return write_document(Path(folder), blocks, figures, title, dpi=dpi, formats=formats)
 
 
 def build_explore_report(table: pd.DataFrame, meta: dict) -> tuple[list[Block], Figure]:
-    """The report's blocks and its chart."""
+    """The report's blocks and its main chart (the chart of what each knob does, where
+    one was measured, is :func:`effects_chart`)."""
     aims = meta["aims"]
     blocks: list[Block] = [Heading(f"cardsim explore: {meta['title']}", 1)]
     blocks.append(Paragraph(_question(meta)))
@@ -60,6 +66,7 @@ def build_explore_report(table: pd.DataFrame, meta: dict) -> tuple[list[Block], 
     blocks.append(Heading("The candidates"))
     blocks.append(Paragraph(_chart_text(meta)))
     blocks.append(Chart(CHART, _chart_alt(meta)))
+    blocks += _effects_blocks(meta)
     blocks += _how(meta)
     blocks.append(Heading("Files"))
     blocks.append(
@@ -69,11 +76,95 @@ def build_explore_report(table: pd.DataFrame, meta: dict) -> tuple[list[Block], 
             "`pick` for the best, `same_as` for one that plays exactly like a pick); "
             "`best.toml`: the base rules and the best rule sets as a study, which "
             "`cardsim sweep best.toml --out DIR` runs as is; `explore.json`: the settings, "
-            "the rounds and every held-out measure."
+            "the rounds, every held-out measure and what each knob does."
         )
     )
     figure = explore_chart(table, aims, meta)
     return blocks, figure
+
+
+# --- what each knob does ------------------------------------------------------------------
+
+
+def _measured_effects(meta: dict) -> list[dict]:
+    return [e for e in meta.get("effects") or [] if e["pairs"]]
+
+
+def _effects_blocks(meta: dict) -> list[Block]:
+    """The section "What each knob does": the main effects of ``explore.json`` as a table
+    and (where any was measured) a chart; nothing for files written before they were
+    kept."""
+    effects = meta.get("effects")
+    if not effects:
+        return []
+    measures = list(dict.fromkeys(e["measure"] for e in effects))
+    knobs = list(dict.fromkeys((e["knob"], e["value"], e["reference"]) for e in effects))
+    found = {(e["knob"], e["value"], e["measure"]): e for e in effects}
+    rows = []
+    for knob, value, reference in knobs:
+        cells = [f"{knob}={_plain(value)} (vs {_plain(reference)})"]
+        for measure in measures:
+            e = found[(knob, value, measure)]
+            if not e["pairs"]:
+                cells.append("not measured")
+                continue
+            scale, _ = _scale(measure)
+            change, lo, hi = (scale * e[k] for k in ("change", "lo", "hi"))
+            cells.append(f"{change:+.2f} ({lo:+.2f} to {hi:+.2f}), {fmt_int(e['pairs'])}")
+        rows.append(cells)
+    headers = [
+        "knob value (vs reference)",
+        *(f"{_scale(m)[1]}: change (95%), pairs" for m in measures),
+    ]
+    blocks: list[Block] = [
+        Heading("What each knob does"),
+        Paragraph(
+            "For each value of a varied knob against its reference (the base rules' value, "
+            "or the knob's first value where the base rules' is not varied): the mean change "
+            "of each aimed and required measure over the pairs of rule sets that differ in "
+            "that knob alone, measured on the first round's games (the same for every rule "
+            "set, before the race selected any: later rounds would bias it), with its 95% "
+            "interval (the estimates' own, added over the pairs). "
+            '"not measured": no such pair was measured (a search proposes only some rule '
+            "sets)."
+        ),
+        Table(headers, rows, "l" + "r" * len(measures), frozenset({0})),
+    ]
+    if _measured_effects(meta):
+        blocks.append(
+            Chart(
+                EFFECTS_CHART,
+                "Each knob value's mean change of each measure, with its 95% interval",
+            )
+        )
+    return blocks
+
+
+def effects_chart(meta: dict) -> Figure:
+    """One panel per measure: each knob value's mean change against its reference, with
+    its 95% interval, a line at no change."""
+    effects = _measured_effects(meta)
+    measures = list(dict.fromkeys(e["measure"] for e in effects))
+    labels = list(dict.fromkeys(f"{e['knob']}={_plain(e['value'])}" for e in effects))
+    fig = new_figure(
+        f"{meta['title']}: what each knob does (change against its reference, round 1)",
+        4.5 * len(measures) + 2,
+        0.4 * len(labels) + 1.8,
+    )
+    axes = fig.subplots(1, len(measures), sharey=True, squeeze=False)[0]
+    y = {label: float(len(labels) - 1 - i) for i, label in enumerate(labels)}
+    for ax, measure in zip(axes, measures, strict=True):
+        scale, name = _scale(measure)
+        for e in (e for e in effects if e["measure"] == measure):
+            change, lo, hi = (scale * e[k] for k in ("change", "lo", "hi"))
+            _interval(
+                ax, change, lo, hi, y[f"{e['knob']}={_plain(e['value'])}"], fmt="s", color=_BLACK
+            )
+        ax.axvline(0, color="0.3", linestyle="--", linewidth=1)
+        ax.set_xlabel(f"change in {name}")
+    axes[0].set_yticks(list(y.values()), list(y), fontsize=8)
+    axes[0].set_ylim(-0.7, len(labels) - 0.3)
+    return fig
 
 
 # --- words --------------------------------------------------------------------------------

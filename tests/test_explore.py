@@ -837,6 +837,20 @@ def test_picks_are_paired_with_the_base_on_the_held_out_deals(tmp_path):
             assert value == pytest.approx(expected, abs=1e-9) and lo <= value <= hi
         checked += 1
     assert checked  # a pick of the base's hand size was paired
+    # What each knob does, on round 1 (every rule set of this exhaustive space played it):
+    # each value against the base's wild_mode (any) and the first hand_size (the base's 7
+    # is not varied), over every setting of the other knob.
+    effects = {(e["knob"], e["value"], e["measure"]): e for e in meta["effects"]}
+    assert {(k, v) for k, v, _ in effects} == {
+        ("wild_mode", "different"),
+        ("wild_mode", "own_suit"),
+        ("hand_size", 8),
+    }
+    assert {e["reference"] for e in meta["effects"] if e["knob"] == "hand_size"} == {5}
+    for (knob, _, _), e in effects.items():
+        assert e["pairs"] == (2 if knob == "wild_mode" else 3)
+        assert e["lo"] <= e["change"] <= e["hi"]
+    assert "## What each knob does" in report and (out / "charts" / "knobs.png").exists()
 
 
 def test_the_pair_table_holds_each_pairs_paired_differences():

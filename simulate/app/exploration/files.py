@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import CardsimError
 from .plan import HOLDOUT_FIRST, PROPOSAL_SHARE
 from .racing import scales
 from .run import Result
@@ -253,6 +254,7 @@ def explore_meta(result: Result) -> dict:
             for aim, (best, scale) in zip(plan.aims, norms, strict=False)
         ],
         "held_out": {"first": HOLDOUT_FIRST, "units": result.held_out},
+        "effects": knob_effects(result),
         "confirmed": [
             {
                 "row": position[id(c)],
@@ -305,6 +307,57 @@ def explore_meta(result: Result) -> dict:
         ],
         "elapsed_s": result.elapsed_s,
     }
+
+
+def knob_effects(result: Result) -> list[dict]:
+    """What each knob does (:func:`analysis.statistics.effects.main_effects`): for each
+    varied knob, each value against the reference (the base rules' value where the knob
+    varies over it, else its first value), the mean change of each aimed and required
+    measure over the pairs of rule sets that differ in that knob alone, both measured in
+    round 1 on the same games. One dict per row of that table, NaN as None."""
+    import math
+
+    import pandas as pd
+
+    from analysis.statistics.effects import main_effects
+
+    plan = result.plan
+    names = measured_names(plan)
+    rows = []
+    for candidate in result.candidates:
+        table = candidate.first_estimates
+        if candidate.rule_set is None or table is None:
+            continue
+        row = dict(zip((k.name for k in plan.knobs), candidate.rule_set.values, strict=True))
+        for name in names:
+            value, lo, hi = (float(x) for x in table.loc[name, ["value", "lo", "hi"]])
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = value, lo, hi
+        rows.append(row)
+    if not rows:
+        return []
+    base = plan.base.rules.to_dict()
+    references = {}
+    for knob in plan.knobs:
+        same = [v for v in knob.values if _base_value(plan, knob.name, v, base)]
+        references[knob.name] = same[0] if same else knob.values[0]
+    effects = main_effects(
+        pd.DataFrame(rows),
+        knobs=[k.name for k in plan.knobs],
+        references=references,
+        measures=names,
+    )
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        for row in effects.to_dict("records")
+    ]
+
+
+def _base_value(plan, knob: str, value: Any, base: dict) -> bool:
+    """Whether ``knob=value`` is the base rules' own value."""
+    try:
+        return plan.base.rules.with_overrides({knob: value}).to_dict() == base
+    except CardsimError:
+        return False
 
 
 def meta_json(meta: dict) -> bytes:

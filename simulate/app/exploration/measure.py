@@ -107,6 +107,9 @@ class Candidate:
     """The round after which the race dropped it (None: still in the race)."""
     estimates: Any = None
     """The latest :func:`analysis.balance.balance_measures` table of the search deals."""
+    first_estimates: Any = None
+    """That table after round 1 (games 0 .. f − 1, the same for every candidate, before
+    any selection): what the knobs' main effects compare."""
     confirmed: Any = None
     """That table on the held-out deals, once confirmed."""
     is_base: bool = False

@@ -160,6 +160,7 @@ class _State:
             play(candidate, candidate.search, 0, f, self.budget, cluster=self.cluster)
             candidate.rounds = 1
             self._measure(candidate)
+            candidate.first_estimates = candidate.estimates
         alive = [c for c in self.measured() if c.alive and c.estimates is not None]
         dropped = self._drop(alive, 1)
         left = len(alive) - len(dropped)
