@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from pandas.testing import assert_frame_equal
 from run_helpers import RUN_FOLDER, assert_intact, assert_same_bytes, chunk_files, completed
 
 import simulate
@@ -39,6 +38,12 @@ BASE_COLUMNS = [
     "lead_changes",
     "winner_behind",
 ]
+
+
+def assert_frame_equal(left: pd.DataFrame, right: pd.DataFrame, **options) -> None:
+    """Records compared exactly, as equal records are (categoricals by their codes and
+    categories, not value by value)."""
+    pd.testing.assert_frame_equal(left, right, check_exact=True, **options)
 
 
 def held_columns(players: int) -> list[str]:

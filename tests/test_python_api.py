@@ -53,8 +53,8 @@ def test_simulate_gives_the_matches_load_run_reads(match_run):
     assert written.meta == loaded.meta and written.meta["status"] == "complete"
     assert len(loaded.matches) == 3000 and len(loaded.games) == 9000
     for run in (written, in_memory):
-        assert_frame_equal(run.matches, loaded.matches)
-        assert_frame_equal(run.games, loaded.games)
+        assert_frame_equal(run.matches, loaded.matches, check_exact=True)
+        assert_frame_equal(run.games, loaded.games, check_exact=True)
     assert in_memory.meta.items() <= loaded.meta.items()
     # both tables carry the run's metadata, which the charts read
     assert in_memory.games.attrs["players"] == 4 and loaded.matches.attrs["seed"] == 11
@@ -71,7 +71,7 @@ def test_run_still_returns_the_records_with_plain_metadata(match_run):
         strategies=["greedy", "random", "random", "random"],
     )
     assert isinstance(frame, pd.DataFrame)
-    assert_frame_equal(frame, written.games)
+    assert_frame_equal(frame, written.games, check_exact=True)
     # the metadata stays JSON: slices of a run concatenate, and the frame saves as Parquet
     json.dumps(frame.attrs)
     both = pd.concat([frame[frame["winner"] == 0], frame[frame["winner"] != 0]])
@@ -83,7 +83,9 @@ def test_simulate_without_matches(tmp_path):
     run = simulate.simulate("bmn", players=3, games=2000, seed=3, out=out)
     assert run.matches is None and len(run.games) == 2000
     assert not (out / "report.html").exists()  # report=True writes it (tests/test_summary.py)
-    assert_frame_equal(run.games, simulate.simulate("bmn", players=3, games=2000, seed=3).games)
+    assert_frame_equal(
+        run.games, simulate.simulate("bmn", players=3, games=2000, seed=3).games, check_exact=True
+    )
 
 
 def interrupted_run(out: Path, game: str, stop_at: int, **settings) -> None:
@@ -119,12 +121,12 @@ def test_simulate_resumes_an_interrupted_run_as_the_command_does(tmp_path):
         simulate.simulate("bmn", resume=True)
     run = simulate.simulate("bmn", out=out, resume=True, players=3)
     assert run.meta["status"] == "complete"
-    assert_frame_equal(run.games, simulate.simulate("bmn", **settings).games)
+    assert_frame_equal(run.games, simulate.simulate("bmn", **settings).games, check_exact=True)
     with pytest.raises(CardsimError, match="holds a complete run; nothing to resume"):
         simulate.simulate("bmn", out=out, resume=True)
     written = simulate.write_run("bmn", out=tmp_path / "written", **settings)
     assert written == tmp_path / "written"
-    assert_frame_equal(load_run(written).games, run.games)
+    assert_frame_equal(load_run(written).games, run.games, check_exact=True)
 
 
 def test_report_verify_and_search_as_the_commands(tmp_path):
