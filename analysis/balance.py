@@ -311,20 +311,26 @@ class SkillCounts:
 
     def estimate(self) -> tuple[float, float, float]:
         """The skilled seat's win share with its 95% interval ``(p, lo, hi)``."""
+        p, se = self.share_error()
+        return p, max(p - _Z * se, 0.0), min(p + _Z * se, 1.0)
+
+    def share_error(self) -> tuple[float, float]:
+        """The skilled seat's win share and its standard error (the ratio estimator's, over
+        the clusters): ``(p, se)``; NaN where there are no records (``se``: fewer than two
+        clusters). Every cluster counts, those cut where the records ended too."""
         if self._ends:
             ends = np.array([c[1:] for c in self._ends], np.int64)
             self._add(ends[:, 0], ends[:, 1])
             self._ends = []
         clusters, sw, sm, sww, swm, smm = self.sums
         if sm == 0:
-            return _NAN, _NAN, _NAN
+            return _NAN, _NAN
         p = sw / sm
         if clusters < 2:
-            return p, _NAN, _NAN
+            return p, _NAN
         mean_m = sm / clusters
         spread = max(sww - 2 * p * swm + p * p * smm, 0.0)
-        se = math.sqrt(spread / (clusters * (clusters - 1))) / mean_m
-        return p, max(p - _Z * se, 0.0), min(p + _Z * se, 1.0)
+        return p, math.sqrt(spread / (clusters * (clusters - 1))) / mean_m
 
 
 def balance_measures(

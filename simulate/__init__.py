@@ -8,14 +8,14 @@ engine, and the API's functions load :mod:`simulate.app.api`, on first use.
 The Python API (``docs/python.md``): :func:`run` (the records of a run as a DataFrame),
 and, one per command, :func:`simulate` (a run with its matches, as ``load_run`` reads one),
 :func:`balance` (the balance measures of a run and its skill games), :func:`sweep`,
-:func:`compare`, :func:`tournament` (tables as DataFrames), :func:`tune` and
+:func:`compare`, :func:`tournament`, :func:`ladder` (tables as DataFrames), :func:`tune` and
 :func:`explore` (a search of the rule space). What a command writes into its folder, with
 nothing read back, is :func:`write_run`, :func:`write_sweep`, :func:`write_compare`,
 :func:`write_tournament` and :func:`write_explore`: the commands call these.
 :func:`write_report` writes a run folder's report, :func:`verify` checks (and repairs)
 one, :func:`search` hunts for long deals, :func:`replay` tells one game turn by turn,
 :func:`play_deal` plays a given deal and :func:`describe_rules` puts rules in words. :func:`read_comparison` and
-:func:`tournament_frame` read a comparison or a tournament folder back. They live in :mod:`simulate.app.api`.
+:func:`tournament_frame` and :func:`ladder_frame` read a comparison, a tournament or a ladder folder back. They live in :mod:`simulate.app.api`.
 
 Inside, a layer per subpackage, each importing only those below it
 (docs/how-it-works.md#layout): :mod:`simulate.app` (the application: the API, the CLI,
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
         compare,
         describe_rules,
         explore,
+        ladder,
+        ladder_frame,
         play_deal,
         read_comparison,
         replay,
@@ -65,6 +67,8 @@ __all__ = [
     "search",
     "simulate",
     "sweep",
+    "ladder",
+    "ladder_frame",
     "tournament",
     "tournament_frame",
     "tune",

@@ -191,10 +191,18 @@ def write_tournament_report(
         "matrix.csv": long_matrix(share, lo, hi, games).to_csv(index=False).encode(),
         "ratings.csv": rated.to_csv(index=False).encode(),
     }
+    figures = {"tournament": figure}
+    if info.get("ladder"):
+        from .ladder import ladder_blocks, ladder_chart, ladder_steps, read_steps
+
+        steps = ladder_steps(read_steps(folder, info), players)
+        blocks[2:2] = ladder_blocks(steps, players)
+        figures["ladder"] = ladder_chart(steps, players, title.replace("tournament", "ladder"))
+        csv["ladder.csv"] = steps.to_csv(index=False).encode()
     return write_document(
         folder,
         blocks,
-        {"tournament": figure},
+        figures,
         f"Tournament: {title}",
         extra=csv,
         dpi=dpi,
@@ -225,9 +233,11 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
     game = game_name(meta["game"])
     fair = 1 / players
     best = rated.iloc[0]
+    against = "the rung below it" if info.get("ladder") else "each other strategy"
     lines = [
-        f"In {players_adjective(players)} {game}, each strategy played one seat against "
-        f"{players - 1} seat{'s' if players > 2 else ''} of each other strategy, every deal "
+        f"In {players_adjective(players)} {game}, each "
+        f"{'rung of the ladder' if info.get('ladder') else 'strategy'} played one seat against "
+        f"{players - 1} seat{'s' if players > 2 else ''} of {against}, every deal "
         f"once per seat ({_count(info)} per pairing, so {info['players']} times as many "
         "games); a strategy as strong as the "
         f"others wins {fmt_pct(fair)} of such games.",
@@ -266,7 +276,11 @@ def _blocks(info, meta, share, lo, hi, games, rated) -> list[Block]:
         for r in rated.itertuples()
     ]
     return [
-        Heading(f"Tournament: {players_adjective(players)} {game}", 1),
+        Heading(
+            f"{'Skill ladder' if info.get('ladder') else 'Tournament'}: "
+            f"{players_adjective(players)} {game}",
+            1,
+        ),
         Paragraph(" ".join(lines)),
         Heading("Win share against each other strategy"),
         Paragraph(

@@ -101,13 +101,13 @@ def _skip(entry, why: str) -> None:
 
 def games(command: str | None = None) -> dict[str, GameInfo]:
     """Every game by its full name (or those that take ``command``: ``play``, ``search``,
-    ``replay``, ``tune``, ``tournament``: a game whose seats have strategies)."""
+    ``replay``, ``tune``, ``tournament`` and ``ladder``: a game whose seats have strategies)."""
     return {
         preset.name: GameInfo(spec, preset)
         for spec in specs()
         if command is None
         or command in spec.commands
-        or (command == "tournament" and spec.takes_strategies)
+        or (command in ("tournament", "ladder") and spec.takes_strategies)
         for preset in spec.presets
     }
 

@@ -11,6 +11,7 @@
 ``write_compare(*dirs, out=...)``  the comparison report written, nothing read back
 ``tournament(game, ...)``          every strategy against every other: shares and ratings
 ``write_tournament(game, ...)``    the same tournament written, nothing read back
+``ladder(game, out=...)``          a skill ladder: each rung against the one below
 ``tune(game, ...)``                weights for a ``weighted`` strategy (a ``TuneResult``)
 ``explore(game, ...)``             a search of the rule space for the aims: the table
 ``write_explore(game, out=...)``   the same search written into its folder (and its picks)
@@ -59,6 +60,8 @@ from .studies import (
     WrittenStudy,
     compare,
     comparison_frame,
+    ladder,
+    ladder_frame,
     read_comparison,
     sweep,
     tournament,
@@ -89,6 +92,8 @@ __all__ = [
     "search",
     "simulate",
     "sweep",
+    "ladder",
+    "ladder_frame",
     "tournament",
     "tournament_frame",
     "tune",

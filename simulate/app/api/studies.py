@@ -437,10 +437,13 @@ def write_tournament(
     scheduler: str | None = None,
     dpi: int | None = None,
     formats: str | Sequence[str] | None = None,
+    ladder: bool = False,
 ) -> list[Path]:
     """Play every strategy against every other into the folder ``out``, as ``cardsim
     tournament`` does (the command calls it), and return the report's files (HTML and
-    Markdown; none without ``report``); nothing is read back.
+    Markdown; none without ``report``); nothing is read back. ``ladder``: the strategies
+    are a skill ladder's rungs, weakest first, and each plays only the rung below it
+    (``cardsim ladder``: :func:`ladder`).
 
     ``strategies``: a list or a comma-separated string; ``games`` deals (matches) per
     pairing, each played once per seat, a run folder per pairing. With ``report`` (the
@@ -470,12 +473,79 @@ def write_tournament(
             progress=progress,
             echo=echo_to(progress),
             cluster=cluster,
+            ladder=ladder,
         )
     if not report:
         return []
     from analysis.comparisons.tournament import write_tournament_report
 
     return list(write_tournament_report(out, dpi=dpi, formats=formats))
+
+
+DEFAULT_LADDER = ("random", "greedy", "hold-wilds")
+"""The rungs of ``cardsim ladder`` when none are given: the built-in strategies, weakest
+first."""
+
+
+@refuses_empty_out
+def ladder(
+    game: str,
+    *,
+    out: str | Path,
+    strategies: Sequence[str] | str = DEFAULT_LADDER,
+    players: int | None = None,
+    games: int = 100_000,
+    seed: int | None = None,
+    rules: dict | None = None,
+    threads: int | None = None,
+    force: bool = False,
+    report: bool = True,
+    progress: bool = False,
+    scheduler: str | None = None,
+    dpi: int | None = None,
+    formats: str | Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """A skill ladder, as ``cardsim ladder``: ``strategies`` (a list or a comma-separated
+    string, weakest first; default :data:`DEFAULT_LADDER`) each played in one seat against
+    the rung below in every other seat, ``games`` deals per step, each once per seat, into
+    ``out`` (a tournament folder whose ``tournament.json`` says ``ladder``; with
+    ``report``, ``report.html`` and ``ladder.csv`` too). Returns one row per step, bottom
+    first (:func:`analysis.comparisons.ladder.ladder_steps`): ``strategy``, ``below``,
+    ``games``, ``wins``, ``share`` with its 95% interval ``lo``, ``hi`` over the deals,
+    ``p`` and ``p_holm`` (one-sided test of a share above 1/players, Holm over the steps),
+    ``clear`` and ``detectable``; the skill depth is ``table["clear"].sum()``. The other
+    settings are :func:`write_tournament`'s."""
+    write_tournament(
+        game,
+        strategies=strategies,
+        out=out,
+        players=players,
+        games=games,
+        seed=seed,
+        rules=rules,
+        threads=threads,
+        force=force,
+        report=report,
+        progress=progress,
+        scheduler=scheduler,
+        dpi=dpi,
+        formats=formats,
+        ladder=True,
+    )
+    return ladder_frame(out)
+
+
+def ladder_frame(folder: str | Path) -> pd.DataFrame:
+    """The steps of the ladder in ``folder`` (see :func:`ladder`), computed from its runs
+    (the numbers of ``ladder.csv``)."""
+    from analysis.comparisons.ladder import ladder_steps, read_steps
+    from analysis.comparisons.tournament import TOURNAMENT_FILE, read_pairings
+
+    folder = Path(folder)
+    info, _ = read_pairings(folder)
+    if not info.get("ladder"):
+        raise CardsimError(f"{folder} holds a tournament, not a ladder ({TOURNAMENT_FILE})")
+    return ladder_steps(read_steps(folder, info), info["players"])
 
 
 def tournament_frame(folder: str | Path) -> pd.DataFrame:

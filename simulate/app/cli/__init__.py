@@ -4,7 +4,7 @@
 - :mod:`.balance`: ``balance`` (a run, its skill games and every balance measure);
 - :mod:`.studies`: ``sweep``, ``compare``;
 - :mod:`.explore`: ``explore`` (a search of the rule space for balanced house rules);
-- :mod:`.strategies`: ``tournament``, ``tune``;
+- :mod:`.strategies`: ``tournament``, ``ladder``, ``tune``;
 - :mod:`.games`: ``rules``, ``play``, ``replay``, ``search``.
 
 Every user mistake ends in one line on stderr naming the bad value and what is allowed,

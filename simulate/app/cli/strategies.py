@@ -1,4 +1,5 @@
-"""``cardsim tournament`` and ``tune``: which strategy wins, and weights that win more."""
+"""``cardsim tournament``, ``ladder`` and ``tune``: which strategy wins, how deep skill goes,
+and weights that win more."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from .common import (
 from .runs import SchedulerOpt, check_scheduler
 
 StrategiesGame = game_argument("tournament", "A game whose seats have strategies")
+LadderGame = game_argument("ladder", "A game whose seats have strategies")
 TuneGame = game_argument("tune", "A game with weighted strategies")
 
 
@@ -81,6 +83,66 @@ def tournament(
         formats=formats_,
     )
     typer.echo(f"wrote {html_path} and {md_path}")
+
+
+@app.command()
+@user_errors
+def ladder(
+    game: LadderGame,
+    strategies: Annotated[
+        str,
+        typer.Option(
+            help="The rungs, weakest first, comma-separated (default: random,greedy,hold-wilds)."
+        ),
+    ] = "random,greedy,hold-wilds",
+    players: PlayersOpt = None,
+    games: Annotated[int, count_option("Deals (matches, in match play) per step.")] = 100_000,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder (default: results/ladder-<timestamp>).", parser=path_value),
+    ] = None,
+    threads: PlayThreadsOpt = None,
+    rule: RuleOpt = None,
+    config: ConfigOpt = None,
+    force: Annotated[bool, typer.Option(help="Overwrite a folder that holds one.")] = False,
+    dpi: DpiOpt = None,
+    formats: FormatsOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """A skill ladder: each rung against the one below, and how many steps are clear.
+
+    One seat of each rung against the rung below in the others, every seat in turn on the
+    same deals; the skill depth counts the steps whose win share is clearly above the fair
+    share (Holm-corrected). The report is DIR/report.html, the steps DIR/ladder.csv."""
+    from ..api import ladder as play_ladder
+
+    dpi_, formats_ = chart_options(dpi, formats)
+    check_scheduler(scheduler)
+    if out is None:
+        out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    steps = play_ladder(
+        game,
+        strategies=seat_list(None, strategies),
+        players=players,
+        games=games,
+        seed=seed,
+        out=out,
+        rules=rule_overrides(config, rule, game),
+        threads=threads,
+        force=force,
+        progress=True,
+        scheduler=scheduler,
+        dpi=dpi_,
+        formats=formats_,
+    )
+    for step in steps.itertuples():
+        typer.echo(
+            f"{step.strategy} over {step.below}: {100 * step.share:.1f}% "
+            f"({100 * step.lo:.1f}-{100 * step.hi:.1f}%){' clear' if step.clear else ''}"
+        )
+    typer.echo(f"skill depth {int(steps['clear'].sum())} of {len(steps)} steps")
+    typer.echo(f"wrote {out / 'report.html'} and {out / 'ladder.csv'}")
 
 
 @app.command()

@@ -26,6 +26,12 @@ def pairings(count: int, players: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(count) for j in range(count) if i != j and (players > 2 or i < j)]
 
 
+def ladder_pairings(count: int) -> list[tuple[int, int]]:
+    """The pairings of a skill ladder of ``count`` strategies in order of expected
+    strength: each rung ``k`` in one seat against rung ``k − 1`` in the others."""
+    return [(k, k - 1) for k in range(1, count)]
+
+
 def run_tournament(
     game: str,
     *,
@@ -40,16 +46,24 @@ def run_tournament(
     progress: bool = False,
     echo=lambda line: None,
     cluster=None,
+    ladder: bool = False,
 ) -> Path:
     """Play every pairing of ``strategies`` into ``out`` (one run folder per pairing, and
     ``tournament.json``); returns ``out``. ``games`` deals per pairing, each played once per
-    seat; ``rules``: knob overrides. ``cluster``
+    seat; ``rules``: knob overrides. ``ladder``: the strategies are the rungs of a skill
+    ladder, weakest first, and only neighbours are paired (:func:`ladder_pairings`).
+    ``cluster``
     (:class:`simulate.runs.cluster.session.Cluster`): where every pairing's games are played, if
     not here (its run folder is written here all the same). Raises CardsimError for a bad
     request."""
     if len(strategies) < 2:
-        raise CardsimError(f"a tournament needs at least 2 strategies, got {len(strategies)}")
-    resolve_game(game, "tournament")
+        what = (
+            "a ladder needs at least 2 rungs"
+            if ladder
+            else "a tournament needs at least 2 strategies"
+        )
+        raise CardsimError(f"{what}, got {len(strategies)}")
+    resolve_game(game, "ladder" if ladder else "tournament")
     probe = make_request(
         game,
         players=players,
@@ -67,7 +81,7 @@ def run_tournament(
         raise CardsimError(
             f"{out} already holds a tournament; choose another --out or pass --force"
         )
-    played = pairings(len(names), probe.players)
+    played = ladder_pairings(len(names)) if ladder else pairings(len(names), probe.players)
     requests = []
     for i, j in played:
         seating = [names[i]] + [names[j]] * (probe.players - 1)
@@ -91,6 +105,7 @@ def run_tournament(
         "unit": probe.unit,
         "strategies": names,
         "pairings": played,
+        **({"ladder": True} if ladder else {}),
     }
     with lock_folder(out):
         folders = [out / f"pair-{i}-{j}" for i, j in played]
