@@ -41,6 +41,12 @@ def test_steps_are_tested_one_sided_and_holm_corrected():
         [0.25 + k * e for e in (0.01, 0.005, 0.005)]
     )
     assert detectable_share(0.01, 2) == pytest.approx(0.5 + 2.4865 * 0.01, abs=1e-4)
+    # a rung that wins every game of every deal: no spread, clearly above the fair share
+    sure = ladder_steps([Step("b", "a", 400, 400, 1.0, 0.0), Step("c", "b", 400, 0, 0.0, 0.0)], 4)
+    assert sure["p"].tolist() == [0.0, 1.0] and sure["clear"].tolist() == [True, False]
+    # a single deal: no standard error, no test
+    alone = ladder_steps([Step("b", "a", 4, 2, 0.5, math.nan)], 4)
+    assert math.isnan(alone["p"][0]) and not alone["clear"][0]
 
 
 @pytest.fixture(scope="module")

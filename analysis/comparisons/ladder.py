@@ -81,7 +81,10 @@ def ladder_steps(steps: Sequence[Step], players: int) -> pd.DataFrame:
     z = NormalDist().inv_cdf(0.975)
     rows = []
     for step in steps:
-        p = NormalDist().cdf(-(step.share - fair) / step.error) if step.error > 0 else math.nan
+        if step.error > 0:
+            p = NormalDist().cdf(-(step.share - fair) / step.error)
+        else:  # every deal alike (or a single deal): the share is what it is
+            p = math.nan if math.isnan(step.error) else float(step.share <= fair)
         rows.append(
             {
                 "strategy": step.strategy,
