@@ -35,20 +35,17 @@ POWER = 0.8
 """The power at which :func:`ladder_steps` states the smallest detectable share."""
 
 
-def read_steps(folder: Path, info: dict) -> list[Step]:
-    """Each step of the ladder in ``folder`` (its ``tournament.json`` is ``info``), bottom
-    first, counted from its pairing's run: the stronger rung's wins and the cluster
-    estimate of its share (the deal's seatings together:
-    :class:`analysis.balance.SkillCounts`)."""
+def read_steps(folders: Sequence[Path], strategies: Sequence[str]) -> list[Step]:
+    """Each step of a ladder of ``strategies`` (weakest first), bottom first, counted from
+    its pairing's run folder (``folders[k - 1]`` holds rung k against rung k − 1): the
+    stronger rung's wins and the cluster estimate of its share (the deal's seatings
+    together: :class:`analysis.balance.SkillCounts`)."""
     from analysis.balance import SkillCounts
     from analysis.load import open_run, scan
 
-    from .tournament import pairing_folder
-
-    strategies = info["strategies"]
     steps = []
-    for k in range(1, len(strategies)):
-        run = open_run(folder / pairing_folder(k, k - 1))
+    for k, folder in enumerate(folders, start=1):
+        run = open_run(folder)
         (counts,) = scan(run, lambda run=run: [SkillCounts(run.columns)])
         share, error = counts.share_error()  # first: it counts the clusters at the ends
         wins, games = int(counts.sums[1]), int(counts.sums[2])

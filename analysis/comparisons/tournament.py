@@ -193,9 +193,9 @@ def write_tournament_report(
     }
     figures = {"tournament": figure}
     if info.get("ladder"):
-        from .ladder import ladder_blocks, ladder_chart, ladder_steps, read_steps
+        from .ladder import ladder_blocks, ladder_chart
 
-        steps = ladder_steps(read_steps(folder, info), players)
+        steps = ladder_table(folder, info)
         blocks[2:2] = ladder_blocks(steps, players)
         figures["ladder"] = ladder_chart(steps, players, title.replace("tournament", "ladder"))
         csv["ladder.csv"] = steps.to_csv(index=False).encode()
@@ -208,6 +208,15 @@ def write_tournament_report(
         dpi=dpi,
         formats=formats,
     )
+
+
+def ladder_table(folder: Path, info: dict) -> pd.DataFrame:
+    """The steps of the ladder in ``folder`` (its ``tournament.json`` is ``info``):
+    :func:`analysis.comparisons.ladder.ladder_steps` of its pairings' runs."""
+    from .ladder import ladder_steps, read_steps
+
+    runs = [folder / pairing_folder(i, j) for i, j in info["pairings"]]
+    return ladder_steps(read_steps(runs, info["strategies"]), info["players"])
 
 
 def long_matrix(share, lo, hi, games) -> pd.DataFrame:

@@ -538,14 +538,13 @@ def ladder(
 def ladder_frame(folder: str | Path) -> pd.DataFrame:
     """The steps of the ladder in ``folder`` (see :func:`ladder`), computed from its runs
     (the numbers of ``ladder.csv``)."""
-    from analysis.comparisons.ladder import ladder_steps, read_steps
-    from analysis.comparisons.tournament import TOURNAMENT_FILE, read_pairings
+    from analysis.comparisons.tournament import TOURNAMENT_FILE, ladder_table, read_pairings
 
     folder = Path(folder)
     info, _ = read_pairings(folder)
     if not info.get("ladder"):
         raise CardsimError(f"{folder} holds a tournament, not a ladder ({TOURNAMENT_FILE})")
-    return ladder_steps(read_steps(folder, info), info["players"])
+    return ladder_table(folder, info)
 
 
 def tournament_frame(folder: str | Path) -> pd.DataFrame:
