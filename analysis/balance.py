@@ -306,8 +306,15 @@ class SkillCounts:
         self._ends = [tuple(int(v) for v in row) for row in chain]
 
     def _add(self, w: np.ndarray, m: np.ndarray) -> None:
-        w, m = w.astype(float), m.astype(float)
-        self.sums += [w.size, w.sum(), m.sum(), w @ w, w @ m, m @ m]
+        self.sums += _moments(w, m)
+
+    def totals(self) -> np.ndarray:
+        """``(clusters, Σw, Σm, Σw², Σwm, Σm²)`` over every record fed, the clusters still
+        waiting at either end counted too (float64[6])."""
+        if not self._ends:
+            return self.sums.copy()
+        ends = np.array([c[1:] for c in self._ends], np.int64)
+        return self.sums + _moments(ends[:, 0], ends[:, 1])
 
     def estimate(self) -> tuple[float, float, float]:
         """The skilled seat's win share with its 95% interval ``(p, lo, hi)``."""
@@ -318,11 +325,7 @@ class SkillCounts:
         """The skilled seat's win share and its standard error (the ratio estimator's, over
         the clusters): ``(p, se)``; NaN where there are no records (``se``: fewer than two
         clusters). Every cluster counts, those cut where the records ended too."""
-        if self._ends:
-            ends = np.array([c[1:] for c in self._ends], np.int64)
-            self._add(ends[:, 0], ends[:, 1])
-            self._ends = []
-        clusters, sw, sm, sww, swm, smm = self.sums
+        clusters, sw, sm, sww, swm, smm = self.totals()
         if sm == 0:
             return _NAN, _NAN
         p = sw / sm
@@ -331,6 +334,12 @@ class SkillCounts:
         mean_m = sm / clusters
         spread = max(sww - 2 * p * swm + p * p * smm, 0.0)
         return p, math.sqrt(spread / (clusters * (clusters - 1))) / mean_m
+
+
+def _moments(w: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``(clusters, Σw, Σm, Σw², Σwm, Σm²)`` of clusters with ``w`` wins in ``m`` records."""
+    w, m = w.astype(float), m.astype(float)
+    return np.array([w.size, w.sum(), m.sum(), w @ w, w @ m, m @ m])
 
 
 def balance_measures(

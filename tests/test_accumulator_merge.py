@@ -122,7 +122,7 @@ def state(accumulator) -> object:
                 a.comebacks,
             )
         case SkillCounts():
-            return accumulator.estimate(), accumulator.sums.tolist()
+            return accumulator.estimate(), accumulator.totals().tolist()
         case OthersByFinish():
             return accumulator.table().to_dict("list")
     raise AssertionError(f"no state read for {type(accumulator).__name__}")
@@ -168,7 +168,7 @@ def test_the_skill_cluster_cut_between_parts_counts_once(shedding):
     second = fed([SkillCounts(shedding.column_names)], shedding, middle, shedding.num_rows, 64)
     first.merge(second[0])
     assert first.estimate() == whole.estimate()
-    assert first.sums[0] == len(np.unique(key))
+    assert first.totals()[0] == len(np.unique(key))
 
 
 def test_every_accumulator_in_analysis_merges_and_is_checked_here():

@@ -47,8 +47,8 @@ def read_steps(folders: Sequence[Path], strategies: Sequence[str]) -> list[Step]
     for k, folder in enumerate(folders, start=1):
         run = open_run(folder)
         (counts,) = scan(run, lambda run=run: [SkillCounts(run.columns)])
-        share, error = counts.share_error()  # first: it counts the clusters at the ends
-        wins, games = int(counts.sums[1]), int(counts.sums[2])
+        share, error = counts.share_error()
+        _, wins, games, *_ = (int(x) for x in counts.totals())
         steps.append(Step(strategies[k], strategies[k - 1], games, wins, share, error))
     return steps
 
