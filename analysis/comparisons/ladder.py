@@ -122,14 +122,14 @@ def ladder_blocks(steps: pd.DataFrame, players: int) -> list:
     """The report's "Skill ladder" section: the skill depth in words, a table of the
     steps, the chart (``charts/ladder.*``)."""
     from analysis.rendering.document import Chart, Heading, Paragraph, Table
-    from analysis.rendering.words import fmt_int, fmt_pct, fmt_share_pm
+    from analysis.rendering.words import fmt_int, fmt_p, fmt_pct, fmt_share_pm
 
     depth = skill_depth(steps)
     rows = [
         [
             f"`{r.strategy}` over `{r.below}`",
             fmt_share_pm(r.share, r.lo, r.hi),
-            "< 0.001" if r.p_holm < 0.001 else f"{r.p_holm:.3f}",
+            fmt_p(r.p_holm),
             "yes" if r.clear else "no",
             fmt_pct(r.detectable),
             fmt_int(r.games),

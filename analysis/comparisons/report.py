@@ -41,6 +41,7 @@ from analysis.rendering.output import chart_dpi, chart_formats, write_document
 from analysis.rendering.words import (
     fmt_int,
     fmt_num,
+    fmt_p,
     fmt_pct,
     fmt_points,
     fmt_quantity,
@@ -622,8 +623,8 @@ def _difference_blocks(others: pd.DataFrame, unit: str, tag: str) -> list[Block]
                     ci,
                     _analysis_text(row, key),
                     getattr(row, f"{key}_test"),
-                    _p_text(getattr(row, f"{key}_p")),
-                    _p_text(getattr(row, f"{key}_p_holm")),
+                    fmt_p(getattr(row, f"{key}_p")),
+                    fmt_p(getattr(row, f"{key}_p_holm")),
                     "–" if significant is None else ("yes" if significant else "no"),
                 ]
             )
@@ -687,12 +688,6 @@ def _pairing_text(row, unit: str) -> str:
     if row.first_analysis != PAIRED:
         text += f" The deals are compared as independent samples: {row.pairing_note}."
     return text
-
-
-def _p_text(p: float) -> str:
-    if p is None or math.isnan(p):
-        return "–"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _methods(variants: list[Variant], table: pd.DataFrame) -> list[Block]:

@@ -224,6 +224,13 @@ def fmt_pct(fraction: float, digits: int = 1) -> str:
     return "–" if math.isnan(fraction) else f"{100 * fraction:.{digits}f}%"
 
 
+def fmt_p(p: float | None) -> str:
+    """A p-value in a table: ``"0.042"``, ``"< 0.001"``; None or NaN as an en dash."""
+    if p is None or math.isnan(p):
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def fmt_ci(lo: float, hi: float, digits: int = 1) -> str:
     """Interval of fractions as percentages: ``"50.0–50.2%"``."""
     if math.isnan(lo) or math.isnan(hi):
