@@ -20,6 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.balance import DEFINITIONS, games_needed, length_column
+from analysis.comparisons.verdict import changes_words
 from analysis.load import game_spec
 from analysis.rendering.document import Block, Chart, Heading, Paragraph, Table
 from analysis.rendering.output import write_document
@@ -300,11 +301,7 @@ def _answer(table: pd.DataFrame, meta: dict) -> list[Block]:
             figures += f". Against the base rules on the held-out deals{how}: {versus}"
         changes = pick.get("winner_changes")
         if changes:
-            share, lo, hi = (f"{100 * x:.1f}%" for x in changes)
-            figures += (
-                f". On the same held-out deals it changes who wins {share} of them (95% "
-                f"interval {lo} to {hi})"
-            )
+            figures += ". " + changes_words("the same held-out deals", "it changes", *changes)
         short = {t: v for t, v in (pick.get("requirements") or {}).items() if v != "met"}
         kept = (
             " Requirements: " + "; ".join(f"`{t}` {v}" for t, v in short.items()) + "."

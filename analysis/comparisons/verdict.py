@@ -189,9 +189,16 @@ def winner_changes_text(row: pd.Series) -> str:
     if math.isnan(share):
         return ""
     lo, hi = _get(row, "winner_changes_lo"), _get(row, "winner_changes_hi")
+    return f" {changes_words('the same deals', 'the rules change', share, lo, hi)}."
+
+
+def changes_words(deals: str, who: str, share: float, lo: float, hi: float) -> str:
+    """How often a rule change changes the winner of the deals both played, ``share`` with
+    its interval, in words: ``On {deals} {who} who wins 4.0% of them (95% interval 3.9% to
+    4.2%)``."""
     return (
-        f" On the same deals the rules change who wins {_share(share)} of them (95% "
-        f"interval {_share(lo)} to {_share(hi)})."
+        f"On {deals} {who} who wins {_share(share)} of them (95% interval {_share(lo)} to "
+        f"{_share(hi)})"
     )
 
 
