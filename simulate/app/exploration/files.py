@@ -72,9 +72,7 @@ def explore_table(result: Result):
         row["games"] = candidate.deals
         confirmed = candidate.confirmed is not None
         table = candidate.confirmed if confirmed else candidate.estimates
-        for name in measured_names(plan):
-            value, lo, hi = (float(x) for x in table.loc[name, ["value", "lo", "hi"]])
-            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = value, lo, hi
+        row.update(estimate_columns(table, measured_names(plan)))
         if plan.requires:
             row["requirements"] = STANDINGS[candidate.standing(plan.requires, confirmed)]
         row["confirmed"] = confirmed
@@ -95,6 +93,16 @@ def explore_table(result: Result):
 STANDINGS = ("met", "unclear", "failed")
 """``explore.csv``'s ``requirements``: every requirement met, none failed but one unclear,
 or one failed (:meth:`~simulate.app.exploration.measure.Candidate.standing`)."""
+
+
+def estimate_columns(table, names) -> dict[str, float]:
+    """``<measure>``, ``<measure>_lo``, ``<measure>_hi`` of each of ``names`` from a
+    :func:`analysis.balance.balance_measures` table (the explore table's columns)."""
+    found = {}
+    for name in names:
+        value, lo, hi = (float(x) for x in table.loc[name, ["value", "lo", "hi"]])
+        found[name], found[f"{name}_lo"], found[f"{name}_hi"] = value, lo, hi
+    return found
 
 
 def measured_names(plan) -> list[str]:
@@ -329,9 +337,7 @@ def knob_effects(result: Result) -> list[dict]:
         if candidate.rule_set is None or table is None:
             continue
         row = dict(zip((k.name for k in plan.knobs), candidate.rule_set.values, strict=True))
-        for name in names:
-            value, lo, hi = (float(x) for x in table.loc[name, ["value", "lo", "hi"]])
-            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = value, lo, hi
+        row.update(estimate_columns(table, names))
         rows.append(row)
     if not rows:
         return []
