@@ -95,6 +95,15 @@ try:
     cuda_batch.play_random(preset("crazy-eights"), 2, ["greedy", longest_suit], 1, 0, 10)
 except CardsimError as exc:
     print(exc)
+try:
+    simulate("crazy-eights", players=2, games=10, strategies=["pimc:4", "greedy"],
+             backend="cuda", out="{tmp}/run")
+except CardsimError as exc:
+    print(exc)
+try:
+    cuda_batch.play_random(preset("crazy-eights"), 2, ["greedy", "pimc:k=2,rollout=greedy"], 1, 0, 10)
+except CardsimError as exc:
+    print(exc)
 """,
     ],
     # The whole path: request, engine hook, chunks (two per run), run folder, report. Last:

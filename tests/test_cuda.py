@@ -157,13 +157,22 @@ def test_simulated_shedding_api_runs_equal_cpu_runs(simulator_runs):
 
 
 @needs_numba_cuda
-def test_simulated_user_strategy_is_refused_on_the_gpu(simulator_runs):
+def test_simulated_user_and_searching_strategies_are_refused_on_the_gpu(simulator_runs):
     stdout = simulated(simulator_runs, "user-strategy-refused")
     refusal = (
         "backend cuda plays the built-in strategies only, not a user strategy (a Python "
         "function); play it with backend cpu"
     )
-    assert stdout.strip().splitlines() == [refusal, refusal]
+    strong = (
+        "backend cuda does not play strong players ({}): their rollouts run on the CPU; "
+        "play them with backend cpu"
+    )
+    assert stdout.strip().splitlines() == [
+        refusal,
+        refusal,
+        strong.format("pimc:4"),
+        strong.format("pimc:k=2,rollout=greedy"),
+    ]
     assert not (simulator_runs["user-strategy-refused"].folder / "run").exists()
 
 

@@ -4,7 +4,7 @@ the same kernels at once on a fresh clone, and the first tests of each wait for 
 
 Small runs of every game family and record kind: Beggar-My-Neighbour at 2 to 4 players,
 logged and aggregate-only; each shedding preset with every kind of built-in strategy, single
-games and match play, logged and aggregate-only. It checks nothing (the tests do); it only
+games and match play, logged and aggregate-only, and with a searching seat (``pimc``). It checks nothing (the tests do); it only
 compiles. ``python tests/warm_numba_cache.py`` prints what it compiled and how long it took.
 
 The two families share no kernel, so each is compiled by a process of its own, side by side
@@ -49,6 +49,11 @@ def runs(family: str | None = None) -> list[tuple[str, dict]]:
             (name, {"players": 4, "strategies": list(EVERY_STRATEGY[3:]), "records": "none"})
         )
         found.append((name, {"players": 3, "rules": {"match_deals": 2}, "log": 1}))
+    if family in (None, "shedding"):  # the kernels with a search (the rules are data)
+        searching = ["pimc:2", "random", "greedy"]
+        found.append(("crazy-eights", {"players": 3, "strategies": searching, "log": 1}))
+        options = {"players": 3, "strategies": searching, "rules": {"match_deals": 2}}
+        found.append(("crazy-eights", options))
     return found
 
 

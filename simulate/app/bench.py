@@ -24,6 +24,10 @@ and times whole runs on it against ``--threads`` on this machine (with and witho
 ``--records none``), the overhead per task and the bytes per game that cross the network
 (:mod:`simulate.runs.cluster.bench`).
 
+``--only search`` times the strong players: one ``pimc:K`` seat (K = 8, 32, 128) against
+three ``hold-wilds`` in four-seat Crazy Eights and Pis Yedili single deals, in searched
+decisions (two options or more) per second on one core and on every core.
+
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
 path). For each kernel, ``--repeats`` runs: in each, one fresh process of each tree plays
@@ -41,7 +45,7 @@ with ``random`` in every seat for 2 and 4 players; without a usable GPU it says 
 line.
 
 Usage: ``python -m simulate.app.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster]
+[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster|search]
 [--against REV|PATH [--rounds R]]
 [--backend cpu|cuda]``.
 """
@@ -119,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
             "durability",
             "logs",
             "cluster",
+            "search",
         ),
     )
     parser.add_argument(
@@ -151,6 +156,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.only == "logs":
         log_cost(args.games, args.repeats, cores)
+        return
+    if args.only == "search":
+        search_rates(args.games, args.repeats, cores)
         return
     if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
         from ..runs.cluster.bench import cluster_bench
@@ -537,6 +545,43 @@ def _run_time(game: str, extra, games: int, threads: int, folder: str) -> tuple[
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu / wall
+
+
+SEARCH_BUDGETS = (8, 32, 128)
+"""The budgets ``--only search`` times (``pimc:K`` against three ``hold-wilds``)."""
+
+
+def search_rates(games: int, repeats: int, cores: int) -> None:
+    """Print the searched decisions per second of one ``pimc:K`` seat against three
+    ``hold-wilds`` (four-seat single deals), on one core and on ``cores``: the decisions
+    counted by :func:`.kernel.count_searches`, the time the median of ``repeats`` runs of
+    ``games // (1000 K)`` games (at least 20)."""
+    from ..games.shedding.batch import rules_table, seat_arrays
+    from ..games.shedding.kernel import count_searches
+
+    print(f"pimc:K in seat 0 against 3 hold-wilds, 4p single deals; {cores} threads = all cores")
+    print(
+        f"{'game, budget':<24} {'decisions/game':>14} {'1 core (decisions/s)':>21} "
+        f"{f'{cores} cores (decisions/s)':>22} {'ratio':>6}"
+    )
+    for name in ("crazy-eights", "pis-yedili"):
+        rules = preset(name).with_overrides({"match_deals": None, "target_score": None})
+        for budget in SEARCH_BUDGETS:
+            seats = [f"pimc:{budget}"] + ["hold-wilds"] * 3
+            count = max(20, games // (1000 * budget))
+            table, strategies = rules_table(rules, 4), seat_arrays(seats, 4)
+            decisions = count_searches(table, strategies, 1, 0, 0, count)  # compiles, counts
+
+            def play(seed, games, rules=rules, seats=seats):
+                return shedding.play_random(rules, 4, seats, seed, 0, games)
+
+            one = median_rate(play, count, 1, repeats)
+            many = median_rate(play, count, cores, repeats)
+            per_game = decisions / count
+            print(
+                f"{name + f', pimc:{budget}':<24} {per_game:>14.1f} {one * per_game:>21,.0f} "
+                f"{many * per_game:>22,.0f} {many / one:>6.2f}"
+            )
 
 
 WEIGHTED_EXAMPLE = (

@@ -3,6 +3,7 @@ write them, each with the hash of the reference's source and the grid's definiti
 
     python tests/differential/make_differential.py                 # every grid
     python tests/differential/make_differential.py shedding-grid   # only the named ones
+    python tests/differential/make_differential.py search-grid     # the strong players'
 
 (from the repository root, with the project's ``.venv``; about 4 minutes for both grids on
 two cores). Every game is played under coverage.py with branch coverage of the reference's
@@ -27,7 +28,7 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from differential import beggar_grid, shedding_grid  # noqa: E402
+from differential import beggar_grid, search_grid, shedding_grid  # noqa: E402
 from differential.store import source_closure, write_grid  # noqa: E402
 
 
@@ -134,7 +135,24 @@ def make_beggar(pool: ProcessPoolExecutor) -> str:
     return f"{table.num_rows} deals, {len(chosen)} covering"
 
 
-GRIDS = {"shedding-grid": make_shedding, "beggar-grid": make_beggar}
+def _search_config(index: int) -> pa.Table:
+    config = search_grid.CONFIGS[index]
+    start = search_grid.first_game(config)
+    games = list(range(start, start + search_grid.GAMES))
+    records = [search_grid.play_reference(config, game) for game in games]
+    print(f"  {config[0]}: {len(games)} games", flush=True)
+    return shedding_grid.records_table(config, games, records, set(games))
+
+
+def make_search(pool: ProcessPoolExecutor) -> str:
+    table = pa.concat_tables(pool.map(_search_config, range(len(search_grid.CONFIGS))))
+    write_grid(
+        search_grid.PATH, table, source=search_grid.source(), definition=search_grid.definition()
+    )
+    return f"{table.num_rows} games"
+
+
+GRIDS = {"shedding-grid": make_shedding, "beggar-grid": make_beggar, "search-grid": make_search}
 
 
 def main(names: list[str]) -> int:

@@ -30,6 +30,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from ..rng import MASK32, PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1, batch_bounds
+from ..search_streams import FMIX, MIX
 
 BLOCKS_AT_ONCE = 4
 """Blocks computed together, as the lanes of vectors (see :func:`_philox_buffer`)."""
@@ -37,6 +38,9 @@ BUFFER_WORDS = 4 * BLOCKS_AT_ONCE
 STATE_SIZE = 7 + BUFFER_WORDS
 
 _U32 = np.uint64(MASK32)
+_MIX0, _MIX1, _MIX2 = (np.uint64(m) for m in MIX)
+_FMIX0, _FMIX1 = (np.uint64(m) for m in FMIX)
+_S1, _S33 = np.uint64(1), np.uint64(33)
 _S32 = np.uint64(32)
 _M0 = np.uint64(PHILOX_M0)
 _M1 = np.uint64(PHILOX_M1)
@@ -157,6 +161,19 @@ def stream_init(state, key0, key1, game, stream):
     state[4] = game >> 32
     state[5] = 0
     state[6] = BUFFER_WORDS
+
+
+@njit(cache=True, _nrt=False)
+def search_game(game, stream, decision):
+    """:func:`simulate.core.rng.search_game`: the game number of a search decision's
+    rollout streams (uint64 arithmetic, which wraps as the reference's ``& MASK64``)."""
+    x = np.uint64(game) * _MIX0 + np.uint64(stream + 1) * _MIX1 + np.uint64(decision + 1) * _MIX2
+    x ^= x >> _S33
+    x *= _FMIX0
+    x ^= x >> _S33
+    x *= _FMIX1
+    x ^= x >> _S33
+    return np.int64(x >> _S1)
 
 
 @njit(cache=True, inline="always", _nrt=False)

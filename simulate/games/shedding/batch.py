@@ -28,7 +28,7 @@ from .strategies import parse
 
 def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> Strategies:
     """The kernel's view of the seats' strategies: a :class:`.kernel.Strategies`
-    ``(codes, forget, weights, user)``.
+    ``(codes, forget, weights, user, budgets, rollouts, search)``.
 
     ``strategies``: one per seat, names or specs (``"greedy"``, ``"random:forget=0.1"``,
     ``"weighted:points=1"``, a :class:`.strategies.StrategySpec`, or a user function).
@@ -46,17 +46,26 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
     functions = {id(spec.function): spec.function for spec in specs if spec.name == "user"}
     if len(functions) > 1:
         raise CardsimError("a run takes one user strategy (it may sit in several seats)")
-    codes = np.array(
-        [STRATEGY_CODES["weighted" if spec.weighted else spec.name] for spec in specs],
-        np.int64,
-    )
+    codes = np.array([_code(spec) for spec in specs], np.int64)
     thresholds = np.array([int(p * 2**32) if p > 0 else -1 for p in chances], np.int64)
     weights = np.zeros((players, FEATURES), np.int64)
+    budgets = np.zeros(players, np.int64)
+    rollouts = np.zeros(players, np.int64)
     for seat, spec in enumerate(specs):
+        if spec.searches:  # its weights are its rollout policy's
+            budgets[seat] = spec.budget
+            policy = parse(spec.rollout)
+            rollouts[seat] = _code(policy)
+            spec = policy
         if spec.weighted:
             weights[seat] = spec.int_weights()
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
-    return Strategies(codes, thresholds, weights, user)
+    search = np.zeros(1, np.int64) if budgets.any() else None  # see Strategies.search
+    return Strategies(codes, thresholds, weights, user, budgets, rollouts, search)
+
+
+def _code(spec) -> int:
+    return STRATEGY_CODES["weighted" if spec.weighted else spec.name]
 
 
 def check_user_choices(end: np.ndarray, first_game: int, strategies) -> None:

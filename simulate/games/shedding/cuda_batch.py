@@ -23,6 +23,7 @@ from .kernel import Run, worker_scratch
 from .kernel_layout import STRAT_USER
 from .reference import END_REASONS
 from .rules import SheddingRules
+from .strategies import parse
 
 THREADS_PER_BLOCK = 128
 BLOCKS_PER_SM = 8
@@ -53,6 +54,13 @@ def _prepared(rules: SheddingRules, players: int, strategies, forget):
         raise CardsimError(
             "backend cuda plays the built-in strategies only, not a user strategy (a Python "
             "function); play it with backend cpu"
+        )
+    if seats.search is not None:
+        specs = [parse(strategy) for strategy in strategies]
+        searching = ", ".join(sorted({str(spec) for spec in specs if spec.searches}))
+        raise CardsimError(
+            f"backend cuda does not play strong players ({searching}): their rollouts run "
+            "on the CPU; play them with backend cpu"
         )
     scratch = worker_scratch(table, seats)[0]
     return table, seats, scratch

@@ -103,6 +103,7 @@ def play_random_games(
             seats,
             np.int64(0),
             None,
+            None,
         )
         _narrow(stats, seats, n, small, counts, left, points, score, i)
         i = np.int64(cuda.atomic.add(taken, 0, 1))
@@ -166,6 +167,7 @@ def play_matches(
                 stats,
                 seats,
                 np.int64(0),
+                None,
                 None,
             )
             if write != 0:

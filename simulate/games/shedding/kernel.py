@@ -67,7 +67,7 @@ from numba import njit, prange
 from ...core.compiled.bits import popcount, trailing_zeros
 from ...core.compiled.lanes import PAD, fewest_mark
 from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...core.compiled.rng_jit import bounded, next_u32, shuffle, stream_init
+from ...core.compiled.rng_jit import bounded, next_u32, search_game, shuffle, stream_init
 from ...core.compiled.work_sharing import fetch_add
 from ...core.logs import compiled as logs
 from ...core.logs.events import (
@@ -94,6 +94,8 @@ from ...core.logs.events import (
     EV_START,
     NONE,
 )
+from ...core.search_streams import SEARCH_STREAM
+from . import search as searching
 from .kernel_layout import (
     ANSWER,
     BLOCK,
@@ -126,6 +128,7 @@ from .kernel_layout import (
     G_WEIGHTS,
     GROWTH_DOUBLE,
     INVALID,
+    KEEP,
     LANES,
     LAST_PENALTY,
     MATCH_BLOCK,
@@ -174,20 +177,27 @@ from .kernel_layout import (
     REVERSE2_SKIP,
     S_BARRED,
     S_BEHIND,
+    S_BUDGET,
+    S_DECISIONS,
     S_DIR,
     S_DRAW_MASK,
     S_DRAWS,
     S_END,
     S_FINISH,
     S_FIRST,
+    S_FORCED,
     S_FORGET,
+    S_GAME_NO,
     S_GAME_SIZE,
     S_HELD,
     S_IDLE,
+    S_KEY0,
+    S_KEY1,
     S_LEAD_FLIPS,
     S_LEADER,
     S_LEN,
     S_N,
+    S_NAMED,
     S_ONE_DECK,
     S_OPENINGS,
     S_PASSES,
@@ -195,11 +205,18 @@ from .kernel_layout import (
     S_PLAYS,
     S_PLEN,
     S_PSKIP,
+    S_R_COMPULSORY,
+    S_R_DRAWN,
+    S_R_EXTRA,
+    S_R_MODE,
     S_RESHUFFLES,
+    S_RESUME,
+    S_ROLLOUT,
     S_SEND,
     S_SKIP_NEXT,
     S_SPOS,
     S_STRATEGY,
+    S_STREAM_NO,
     S_SUIT,
     S_TURNS,
     S_WILD_MASK,
@@ -216,6 +233,7 @@ from .kernel_layout import (
     START_LEAD_CLUB,
     STATS,
     STRAT_FIRST,
+    STRAT_PIMC,
     STRAT_UNIFORM,
     STRAT_USER,
     STRAT_WEIGHTED,
@@ -282,6 +300,13 @@ class Strategies(NamedTuple):
     user: object
     """The user strategy's C callable (:func:`.kernel_strategies.user_cfunc`), or
     :func:`.kernel_strategies.no_user_strategy` when no seat has one."""
+    budgets: np.ndarray
+    """int64[n]: each searching seat's rollouts per option (``pimc:K``); 0 for the others."""
+    rollouts: np.ndarray
+    """int64[n]: each searching seat's rollout policy's code (its weights in ``weights``)."""
+    search: object
+    """None when no seat searches; else any int64 array: each worker then allocates a
+    search scratch (see :mod:`.search`; numba tells the two apart by their types)."""
 
 
 class Run(NamedTuple):
@@ -635,7 +660,10 @@ def _name_suit(g, stream, seat, card, log):
         g[S_SUIT] = card // 13
         return
     code = g[S_STRATEGY + seat]
-    if code >= STRAT_WEIGHTED:  # weighted and user strategies: the suit held most
+    if g[S_NAMED]:  # chosen with the card by a search (see _search)
+        g[S_SUIT] = g[S_NAMED] - 1
+        g[S_NAMED] = 0
+    elif code >= STRAT_WEIGHTED:  # weighted and user strategies: the suit held most
         hand = G_HANDS + seat * DECK
         excluded = g[S_SUIT] if mode == WILD_DIFFERENT else -1
         g[S_SUIT] = most_held_suit(g[hand : hand + DECK], g[S_HELD + seat], g[S_ONE_DECK], excluded)
@@ -728,7 +756,7 @@ def _mark(g, n):
 
 
 @njit(cache=True, _nrt=False)
-def _play(g, stream, seat, user, log):
+def _play(g, stream, seat, user, log, search):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
 
     One function for every kind of turn and decision, so that the hot path makes no calls:
@@ -736,7 +764,12 @@ def _play(g, stream, seat, user, log):
     with its draws, and the extra plays of ``again``) around one call of :func:`choose` and
     one place where a card is played. The rare cases (an empty stock, passes, penalties,
     named suits, forgotten calls) are functions of their own. ``log``: None, or the
-    :class:`simulate.core.logs.compiled.Log` that gets every event.
+    :class:`simulate.core.logs.compiled.Log` that gets every event. ``search``: None (no
+    seat searches; numba prunes every search away), or the worker's search scratch
+    (:mod:`.search`), with which a ``pimc`` seat's decisions go to :func:`_search`.
+
+    A rollout's copy (``g[S_RESUME]`` set, see :func:`.search.set_rollout`) resumes its first
+    turn at the decision it was copied at, taking the forced option ``g[S_FORCED]``.
     """
     n = g[S_N]
     wild_mask = g[S_WILD_MASK]
@@ -758,26 +791,36 @@ def _play(g, stream, seat, user, log):
     top = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else 0
     top_ranks = RANK_BITS << (top % 13)
     matching = (SUIT_BITS << (13 * g[S_SUIT])) | top_ranks
+    forcing = g[S_RESUME] != 0
     while True:
-        if g[S_TURNS] >= max_turns:
-            g[S_END] = END_TURN_CAP
-            return
-        # --- one turn of ``seat``
-        seat &= SEAT_BITS
-        g[S_TURNS] += 1
-        g[S_SKIP_NEXT] = 0
-        if log is not None:
-            log.at[logs.AT_TURN] = g[S_TURNS]
-        code = g[S_STRATEGY + seat]
-        mode = NORMAL
-        if g[S_OPENINGS]:
-            g[S_OPENINGS] -= 1
-            mode = OPENING
-        elif g[S_PENDING]:
-            mode = ANSWER
-        compulsory = False
-        extra = 0  # extra plays made (again, all_draw)
-        drawn = 0  # cards drawn in this play phase (draw_up_to)
+        if forcing:  # a rollout's copy: its first turn resumes at a decision
+            g[S_RESUME] = 0
+            seat &= SEAT_BITS
+            code = g[S_STRATEGY + seat]
+            mode = g[S_R_MODE]
+            compulsory = g[S_R_COMPULSORY] != 0
+            extra = g[S_R_EXTRA]
+            drawn = g[S_R_DRAWN]
+        else:
+            if g[S_TURNS] >= max_turns:
+                g[S_END] = END_TURN_CAP
+                return
+            # --- one turn of ``seat``
+            seat &= SEAT_BITS
+            g[S_TURNS] += 1
+            g[S_SKIP_NEXT] = 0
+            if log is not None:
+                log.at[logs.AT_TURN] = g[S_TURNS]
+            code = g[S_STRATEGY + seat]
+            mode = NORMAL
+            if g[S_OPENINGS]:
+                g[S_OPENINGS] -= 1
+                mode = OPENING
+            elif g[S_PENDING]:
+                mode = ANSWER
+            compulsory = False
+            extra = 0  # extra plays made (again, all_draw)
+            drawn = 0  # cards drawn in this play phase (draw_up_to)
         while True:  # the decisions of the turn, until it ends
             # The seat's legal identities (the reference's is_legal, as a mask).
             if mode == OPENING:
@@ -824,8 +867,19 @@ def _play(g, stream, seat, user, log):
                 may_pass = _free_pass(g, compulsory)
                 ask = mask != 0 or may_pass
             card = DRAW
-            if ask:
-                card = choose(code, stream, g, seat, mask, may_draw, may_pass, user)
+            if forcing:
+                forcing = False
+                card = g[S_FORCED]
+                if card == KEEP:
+                    break
+            elif ask:
+                if search is not None and code == STRAT_PIMC:
+                    card = _search(
+                        g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass,
+                        mode, compulsory, extra, drawn, user, search,
+                    )  # fmt: skip
+                else:
+                    card = choose(code, stream, g, seat, mask, may_draw, may_pass, user)
                 if card == INVALID:
                     g[S_END] = END_INVALID
                     return
@@ -875,8 +929,21 @@ def _play(g, stream, seat, user, log):
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
-                        if not play_drawn(code, stream):
+                        if search is not None and code == STRAT_PIMC:
+                            kept = _search(
+                                g, seat, searching.DRAWN, card, 0, False, False,
+                                mode, compulsory, extra, drawn, user, search,
+                            )  # fmt: skip
+                            if kept == KEEP:
+                                break
+                        elif not play_drawn(code, stream):
                             break
+                    if search is not None and code == STRAT_PIMC and g[S_NAMED] == 0:
+                        # A drawn card played without a choice: the suit a wild names.
+                        _search(
+                            g, seat, searching.SUIT, card, 0, False, False,
+                            mode, compulsory, extra, drawn, user, search,
+                        )  # fmt: skip
             # --- play ``card`` (the reference's play_card)
             card &= CARD_BITS
             hand = G_HANDS + seat * DECK + card
@@ -962,6 +1029,64 @@ def _play(g, stream, seat, user, log):
         seat = _wrap(seat + step * g[S_DIR], n)
 
 
+_rollout_play = njit(cache=True, _nrt=False)(_play.py_func)
+""":func:`_play` again, for a search's rollouts (always without a search): one compiled
+function calling itself through another specialization crashes numba's on-disk cache."""
+
+
+@njit(cache=True, _nrt=False)
+def _search(
+    g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn, user, sc
+):
+    """A searching seat's decision (see :mod:`.search`): the option's action (an identity,
+    ``DRAW``, ``PASS`` or ``KEEP``), the suit a wild names left in ``g[S_NAMED]``.
+
+    ``kind``: ``search.CHOOSE`` (among ``mask``, drawing and passing), ``DRAWN`` (play or
+    keep the drawn ``card``) or ``SUIT`` (the suit the drawn ``card``, played, names);
+    ``mode``, ``compulsory``, ``extra``, ``drawn``: the turn's state, where the rollouts
+    resume. ``sc``: the worker's search scratch; None (the GPU's) answers ``INVALID``."""
+    if sc is None:
+        return INVALID
+    actions = sc[searching.SC_ACTIONS : searching.SC_SUITS]
+    suits = sc[searching.SC_SUITS : searching.SC_WINS]
+    wins = sc[searching.SC_WINS : searching.SC_SIZE]
+    count = searching.options(g, kind, card, mask, may_draw, may_pass, mode, actions, suits)
+    best = 0
+    if count > 1:
+        base = sc[searching.SC_BASE : searching.SC_COPY]
+        copy = sc[searching.SC_COPY : searching.SC_STREAM]
+        stream = sc[searching.SC_STREAM : searching.SC_SAVED]
+        saved = sc[searching.SC_SAVED : searching.SC_POOL]
+        pool = sc[searching.SC_POOL : searching.SC_ACTIONS]
+        game = search_game(g[S_GAME_NO], g[S_STREAM_NO], g[S_DECISIONS])
+        g[S_DECISIONS] += 1
+        for i in range(G_SIZE):  # the rules and tables once; copy_state does the rest
+            base[i] = g[i]
+        searching.share_weights(base, seat)
+        for i in range(G_SIZE):
+            copy[i] = base[i]
+        for o in range(count):
+            wins[o] = 0
+        for j in range(g[S_BUDGET + seat]):
+            searching.copy_state(base, g)
+            stream_init(stream, g[S_KEY0], g[S_KEY1], game, SEARCH_STREAM + j)
+            searching.determinize(base, seat, stream, pool)
+            searching.set_rollout(base, seat, mode, compulsory, extra, drawn)
+            for i in range(RNG_STATE_SIZE):
+                saved[i] = stream[i]
+            for o in range(count):
+                searching.copy_state(copy, base)
+                for i in range(RNG_STATE_SIZE):
+                    stream[i] = saved[i]
+                copy[S_FORCED] = actions[o]
+                copy[S_NAMED] = suits[o] + 1
+                _rollout_play(copy, stream, seat, user, None, None)
+                wins[o] += copy[S_WINNER] == seat
+        best = searching.best_option(wins, count)
+    g[S_NAMED] = suits[best] + 1
+    return actions[best]
+
+
 @njit(cache=True, _nrt=False)
 def _turn_starter(g, stream, log):
     """``start = flip``: a wild starter goes back into the stock at ``1 + bounded(S)``."""
@@ -1019,6 +1144,8 @@ def _prepare(g, table, strategies):
     for seat in range(n):
         g[S_STRATEGY + seat] = strategies.codes[seat]
         g[S_FORGET + seat] = strategies.forget[seat]
+        g[S_BUDGET + seat] = strategies.budgets[seat]
+        g[S_ROLLOUT + seat] = strategies.rollouts[seat]
         for feature in range(FEATURES):
             g[G_WEIGHTS + seat * FEATURES + feature] = strategies.weights[seat, feature]
     for i in range(MAX_PLAYERS * DECK):
@@ -1117,8 +1244,9 @@ def _record(g, stats, seats, row):
 
 @njit(cache=True, _nrt=False)
 def play_game(
-    g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row, log
-):
+    g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row, log,
+    search,
+):  # fmt: skip
     """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
     ``first``: the first seat, or -1 to draw it as ``first_seat`` says (a match's deal k
@@ -1129,14 +1257,20 @@ def play_game(
     constants: numba compiles a function again for each literal argument it is called with,
     and this one is most of the kernel's compile time (a literal ``0`` or ``-1`` in each
     caller made four compiled copies of it where two, with and without a log, serve every
-    caller: the CPU's kernels and the GPU's, under the CUDA simulator too)."""
+    caller: the CPU's kernels and the GPU's, under the CUDA simulator too). ``search``: None,
+    or the worker's search scratch (see :func:`_play`)."""
     stream_init(stream, key0, key1, game, stream_id)
     seat = _deal(g, stream, decks, hand_size, first)
+    if search is not None:  # a search's rollout streams are numbered from the game's
+        g[S_KEY0] = key0
+        g[S_KEY1] = key1
+        g[S_GAME_NO] = game
+        g[S_STREAM_NO] = stream_id
     if log is not None:
         _log_deal(g, log, seat, hand_size)
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream, log)
-    _play(g, stream, seat, user, log)
+    _play(g, stream, seat, user, log, search)
     if log is not None:
         log.at[logs.AT_TURN] = g[S_TURNS]
         stock = g[S_SEND] - g[S_SPOS]
@@ -1182,6 +1316,15 @@ def worker_scratch(table, strategies):
     return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, table.players), np.int64)
 
 
+@njit(cache=True)
+def _worker_search(search):
+    """A worker's search scratch (int64[search.SC_SIZE]), or None when no seat searches
+    (``search``: :attr:`Strategies.search`)."""
+    if search is None:
+        return None
+    return np.zeros(searching.SC_SIZE, np.int64)
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_games(table, strategies, run, out, workers, taken):
     """Deal and play games ``run.first .. run.first + G - 1`` of a run into ``out``.
@@ -1196,11 +1339,13 @@ def play_random_games(table, strategies, run, out, workers, taken):
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).
     key0, key1, first_game = run.key0, run.key1, run.first
     decks, hand_size, user = table.decks, table.hand_size, strategies.user
+    search_flag = strategies.search
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     count = left.shape[0]
     blocks = (count + BLOCK - 1) // BLOCK
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
+        search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
@@ -1219,6 +1364,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
                     seats,
                     np.int64(0),
                     None,
+                    search,
                 )
                 _narrow(stats, seats, small, counts, left, points, score, i)
             block = fetch_add(taken, 0, 1)
@@ -1243,6 +1389,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     # Every field in a local before the parallel loop (see :func:`play_random_games`).
     key0, key1, first_match = run.key0, run.key1, run.first
     n, decks, hand_size, user = table.players, table.decks, table.hand_size, strategies.user
+    search_flag = strategies.search
     match_deals, target, max_deals = plan.match_deals, plan.target, plan.max_deals
     offsets, write = plan.offsets, plan.write
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
@@ -1251,6 +1398,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
+        search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):
@@ -1273,6 +1421,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
                         seats,
                         np.int64(0),
                         None,
+                        search,
                     )
                     if write:
                         _narrow(stats, seats, small, counts, left, points, score, offsets[i] + k)
@@ -1312,6 +1461,37 @@ def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
         seats,
         np.int64(0),
         log,
+        _worker_search(strategies.search),
     )
     _narrow(stats, seats, out.small, out.counts, out.left, out.points, out.score, 0)
     return log.at[logs.AT_ROWS]
+
+
+@njit(cache=True)
+def count_searches(table, strategies, key0, key1, first, count):
+    """Play games ``first .. first + count - 1`` on one thread (as :func:`play_random_games`
+    does) and return the decisions their searching seats searched (two options or more):
+    the bench's count of decisions per second."""
+    g, stream, stats, seats = worker_scratch(table, strategies)
+    search = _worker_search(strategies.search)
+    total = 0
+    for game in range(first, first + count):
+        play_game(
+            g,
+            stream,
+            key0,
+            key1,
+            game,
+            np.int64(0),
+            np.int64(-1),
+            table.decks,
+            table.hand_size,
+            strategies.user,
+            stats,
+            seats,
+            np.int64(0),
+            None,
+            search,
+        )
+        total += g[S_DECISIONS]
+    return total

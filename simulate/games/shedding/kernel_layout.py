@@ -25,9 +25,9 @@ hand size and deficit take LANES words, so that a mark reads and writes them who
 MAX_DECKS = 8
 MAX_CARDS = DECK * MAX_DECKS
 
-STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4}
+STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4, "pimc": 5}
 """Strategy codes; ``greedy``, ``hold-wilds`` and ``attack`` are ``weighted`` (their weights)."""
-STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER = 0, 1, 2, 3, 4
+STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER, STRAT_PIMC = range(6)
 
 # End codes: indices into reference.END_REASONS; and a user strategy's invalid choice, which
 # stops the game (the caller raises an error).
@@ -86,8 +86,9 @@ R_SCORING = R["scoring"]
 
 # Kinds of legality check (the reference's NORMAL, ANSWER, OPENING).
 NORMAL, ANSWER, OPENING = 0, 1, 2
-# Decisions other than a card (and a user strategy's invalid answer).
-DRAW, PASS, INVALID = -2, -3, -4
+# Decisions other than a card (and a user strategy's invalid answer); ``KEEP``: a card just
+# drawn is kept (a search's option, see :mod:`.search`).
+DRAW, PASS, INVALID, KEEP = -2, -3, -4, -5
 
 # Offsets in ``g``: the state of the game being played (zeroed by every deal) ...
 S_DIR = 0
@@ -117,7 +118,13 @@ S_LEADER = 20
 S_LEAD_FLIPS = 21
 S_BEHIND = 22
 S_BARRED = S_BEHIND + LANES
-S_GAME_SIZE = S_BARRED + MAX_PLAYERS
+# A search's marks (see :mod:`.search`): 1 in a rollout's copy whose first turn resumes at a
+# decision (``S_R_*`` below); the suit a searching seat's wild names, plus 1 (0: none
+# chosen); the searched decisions of the game so far (they number its rollout streams).
+S_RESUME = S_BARRED + MAX_PLAYERS
+S_NAMED = S_RESUME + 1
+S_DECISIONS = S_RESUME + 2
+S_GAME_SIZE = S_RESUME + 3
 S_HELD = S_GAME_SIZE
 S_LEN = S_HELD + MAX_PLAYERS  # LANES words: lanes.PAD past the last seat
 # ... and what stays from game to game of a run (set by :func:`_prepare`).
@@ -127,7 +134,22 @@ S_WILD_MASK = S_N + 2
 S_DRAW_MASK = S_N + 3
 S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
-STATE_SIZE = S_FORGET + MAX_PLAYERS
+# A searching seat's rollouts per option and rollout policy's code (its weights are the
+# seat's ``G_WEIGHTS``); the game's stream (seed words, game, stream id: set by each deal);
+# and where a rollout's copy resumes (the turn's mode, compulsory play, extra plays made,
+# cards drawn, and the forced first decision).
+S_BUDGET = S_FORGET + MAX_PLAYERS
+S_ROLLOUT = S_BUDGET + MAX_PLAYERS
+S_KEY0 = S_ROLLOUT + MAX_PLAYERS
+S_KEY1 = S_KEY0 + 1
+S_GAME_NO = S_KEY0 + 2
+S_STREAM_NO = S_KEY0 + 3
+S_R_MODE = S_KEY0 + 4
+S_R_COMPULSORY = S_KEY0 + 5
+S_R_EXTRA = S_KEY0 + 6
+S_R_DRAWN = S_KEY0 + 7
+S_FORCED = S_KEY0 + 8
+STATE_SIZE = S_KEY0 + 9
 # The scratch of a run's games, ``g``: the state above, then the hands (copies held,
 # ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile, the rule vector and tables
 # from it. One array keeps calls between the kernel's functions cheap (each array argument

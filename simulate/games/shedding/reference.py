@@ -54,8 +54,8 @@ from ...core.logs.events import (
 )
 from ...core.rng import Stream
 from . import strategies as strategy_specs
-from .reference_cards import DRAW, PASS, cards, identity, name, names, rank_of, suit_of
-from .reference_strategies import make_strategy
+from .reference_cards import DRAW, KEEP, PASS, cards, identity, name, names, rank_of, suit_of
+from .reference_search import make_strategy
 from .rules import RankEffects, SheddingRules
 
 __all__ = [  # the card helpers come from reference_cards; tests and scripts read them here
@@ -342,6 +342,13 @@ class Game:
         self.leader: int | None = None
         self.lead_changes = 0
         self.behind = [0] * self.n
+        # What a searching seat reads (see reference_search): the turn's state at a
+        # decision (mode, compulsory play, extra plays made, cards drawn), the suit it chose
+        # with a wild (None: none), and the decisions searched in this game so far.
+        self.at = (NORMAL, False, 0, 0)
+        self.extra = 0
+        self.named: int | None = None
+        self.decisions = 0
 
     # --- running -------------------------------------------------------------------------
 
@@ -352,16 +359,39 @@ class Game:
             self.log_deal()
             if not self.pile and self.rules.start == "flip":
                 self.turn_starter()
-            seat = self.first_seat
-            while True:
-                if self.turns >= self.rules.max_turns:  # Fine point: checked before a turn
-                    raise GameOver("turn_cap")
-                seat = self.take_turn(seat)
-                self.mark()  # the end of a turn, passes and draws included
+            self.play_turns(self.first_seat)
         except GameOver as over:
             self.note(f"game over: {over.end}, winner {_seat_text(over.winner)}")
             self.log(over.winner, EV_END, end=END_REASONS.index(over.end), hand=NONE)
             return self.record(over)
+
+    def play_turns(self, seat: int) -> None:
+        """Play turns from ``seat`` until the game ends (GameOver)."""
+        while True:
+            if self.turns >= self.rules.max_turns:  # Fine point: checked before a turn
+                raise GameOver("turn_cap")
+            seat = self.take_turn(seat)
+            self.mark()  # the end of a turn, passes and draws included
+
+    def resume(self, seat: int, at: tuple) -> GameOver:
+        """A search's rollout (see :mod:`.reference_search`): finish the turn of ``seat``
+        from the decision at ``at`` (its mode, compulsory play, extra plays made and cards
+        drawn; the seat's strategy gives the forced option), then play on to the end."""
+        mode, compulsory, extra, drawn = at
+        try:
+            self.extra = extra
+            if mode == OPENING:
+                self.opening_play(seat)
+            elif mode == ANSWER:
+                self.penalty_turn(seat)
+            else:
+                self.play_phase(seat, compulsory, drawn)
+            seat = self.end_turn(seat, extra)
+            self.mark()
+            self.play_turns(seat)
+        except GameOver as over:
+            return over
+        raise AssertionError("play_turns returned")
 
     def take_turn(self, seat: int) -> int:
         """One turn of ``seat``; returns the seat that acts next."""
@@ -371,19 +401,25 @@ class Game:
             f"turn {self.turns}: seat {seat} ({len(self.hands[seat])} cards) on {self.top_text()}"
         )
         self.again = False
+        self.extra = 0
         if self.openings:
             self.opening_turn(seat)
         elif self.pending:
             self.penalty_turn(seat)
         else:
             self.play_phase(seat, compulsory=False)
-        extra = 0
+        return self.end_turn(seat, 0)
+
+    def end_turn(self, seat: int, extra: int) -> int:
+        """The rest of a turn after its first play: the extra plays (``extra`` made so far),
+        then the next seat."""
         while self.again:
             # Fine point: the extra play is compulsory and belongs to the same turn. A chain
             # of extra plays is bounded by the safety cap, like the turns.
             if extra >= self.rules.max_turns:
                 raise GameOver("turn_cap")
             extra += 1
+            self.extra = extra
             self.again = False
             self.note(f"seat {seat} plays again")
             self.log(seat, EV_AGAIN)
@@ -419,8 +455,13 @@ class Game:
         """``lead_club`` / ``all_lead_club``: play a club, drawing until one comes; the card
         has no effect (Fine points on the club opening)."""
         self.openings -= 1
+        self.opening_play(seat)
+
+    def opening_play(self, seat: int) -> None:
+        """The opening's club (its turn counted)."""
         clubs = self.legal_cards(seat, OPENING)
         if clubs:
+            self.at = (OPENING, False, self.extra, 0)
             card = self.strategies[seat].choose(clubs, False, False)
         else:
             card = self.draw_until_club(seat)
@@ -430,6 +471,7 @@ class Game:
         """Facing a pending penalty: answer it, or draw the total."""
         self.note(f"seat {seat} faces a penalty of {self.pending}")
         answers = self.legal_cards(seat, ANSWER)
+        self.at = (ANSWER, False, self.extra, 0)
         choice = self.strategies[seat].choose(answers, True, False)
         if choice != DRAW:
             self.play_card(seat, choice, mode=ANSWER)
@@ -443,16 +485,18 @@ class Game:
         if not ends_turn:
             self.play_phase(seat, compulsory=False)
 
-    def play_phase(self, seat: int, compulsory: bool) -> None:
+    def play_phase(self, seat: int, compulsory: bool, drawn: int = 0) -> None:
         """Play one card or do what ``on_no_play`` says. ``compulsory``: the extra play of an
-        ``again`` card, which allows no drawing or passing by choice."""
+        ``again`` card, which allows no drawing or passing by choice. ``drawn``: cards
+        drawn already this phase (a rollout resuming under ``draw_up_to``)."""
         if self.rules.no_play_rule == "draw_up_to":
-            self.draw_up_to_phase(seat, compulsory)
+            self.draw_up_to_phase(seat, compulsory, drawn)
             return
         legal = self.legal_cards(seat)
         may_draw = bool(legal) and self.rules.voluntary_draw and not compulsory
         may_draw = may_draw and self.drawable()
         may_pass = self.free_pass(compulsory)
+        self.at = (NORMAL, compulsory, self.extra, 0)
         choice = (
             self.strategies[seat].choose(legal, may_draw, may_pass) if legal or may_pass else DRAW
         )
@@ -460,7 +504,7 @@ class Game:
             self.pass_turn(seat)
         elif choice == DRAW:
             self.no_play(seat, compulsory, CAUSE_VOLUNTARY if legal else CAUSE_NO_PLAY)
-        else:
+        elif choice != KEEP:  # KEEP: a rollout resumed after a drawn card was kept
             self.play_card(seat, choice)
 
     def no_play(self, seat: int, compulsory: bool, cause: int = CAUSE_NO_PLAY) -> None:
@@ -474,23 +518,30 @@ class Game:
                     self.pass_turn(seat)
                     return
                 if self.is_legal(seat, card):  # Fine point: the legal card drawn is played
-                    self.play_card(seat, card)
+                    self.play_drawn_card(seat, card, compulsory)
                     return
         card = self.draw_one(seat, cause)
         if card is None:
             self.pass_turn(seat)
         elif rule == "draw_one_may_play" and self.is_legal(seat, card):
             # Fine point: in the ace's extra play the drawn legal card must be played.
+            self.at = (NORMAL, compulsory, self.extra, 0)
             if compulsory or self.strategies[seat].play_drawn(card):
-                self.play_card(seat, card)
+                self.play_drawn_card(seat, card, compulsory)
             else:
                 self.note(f"seat {seat} keeps {name(card)}")
 
-    def draw_up_to_phase(self, seat: int, compulsory: bool) -> None:
+    def play_drawn_card(self, seat: int, card: int, compulsory: bool) -> None:
+        """Play a card just drawn; a searching seat names a wild's suit first."""
+        if self.named is None:
+            self.at = (NORMAL, compulsory, self.extra, 0)
+            self.strategies[seat].before_drawn_play(card)
+        self.play_card(seat, card)
+
+    def draw_up_to_phase(self, seat: int, compulsory: bool, drawn: int = 0) -> None:
         """``draw_up_to:N``: draw one card at a time, deciding after each; passing is open
-        after N draws this turn or when nothing can be drawn."""
+        after N draws this turn or when nothing can be drawn (``drawn``: drawn already)."""
         limit = self.rules.draw_up_to
-        drawn = 0
         while True:
             legal = self.legal_cards(seat)
             by_choice = not legal or (self.rules.voluntary_draw and not compulsory)
@@ -500,6 +551,7 @@ class Game:
             if not (legal or may_draw or may_pass):
                 self.draw_one(seat)  # must draw from an empty stock: stock_empty=end ends it
                 raise AssertionError("an empty stock left a seat with nothing to do")
+            self.at = (NORMAL, compulsory, self.extra, drawn)
             choice = self.strategies[seat].choose(legal, may_draw, may_pass)
             if choice == PASS:
                 self.pass_turn(seat)
@@ -547,7 +599,10 @@ class Game:
             return
         # Fine point: `different` excludes the suit in force just before the wild.
         suits = [suit for suit in range(4) if mode != "different" or suit != self.suit]
-        self.suit = self.strategies[seat].name_suit(suits)
+        if self.named is not None:  # chosen with the card by a searching seat
+            self.suit, self.named = self.named, None
+        else:
+            self.suit = self.strategies[seat].name_suit(suits)
         self.wilds += 1
         self.note(f"seat {seat} names {SUIT_NAMES[self.suit]}")
         self.log(seat, EV_NAME_SUIT, suit=self.suit)

@@ -11,6 +11,8 @@ from ...core.cards import DECK_SIZE, RANKS, SUITS
 from ...core.errors import CardsimError
 
 DRAW, PASS = "draw", "pass"
+KEEP = "keep"
+"""A search's option after a drawn card: keep it (see :mod:`.reference_search`)."""
 
 
 def identity(code: int) -> int:

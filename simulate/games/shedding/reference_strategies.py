@@ -44,6 +44,9 @@ class Strategy:
     def name_suit(self, suits: list[int]) -> int:
         return suits[self.pick(len(suits))]
 
+    def before_drawn_play(self, card: int) -> None:
+        """A drawn ``card`` is about to be played without a choice (only a search acts)."""
+
 
 class RandomStrategy(Strategy):
     """``random``: a uniform legal card (physical cards, duplicates counted); draws or passes

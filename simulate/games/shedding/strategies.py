@@ -38,7 +38,13 @@ BUILT_IN_WEIGHTS = {
 
 RANDOMISED = ("random", "uniform")
 DETERMINISTIC = ("first", *BUILT_IN_WEIGHTS, "weighted")
-NAMES = (*RANDOMISED, *DETERMINISTIC)
+SEARCHES = ("pimc",)
+"""Strong players: they search the game by rollouts (see :mod:`.search`)."""
+NAMES = (*RANDOMISED, *DETERMINISTIC, *SEARCHES)
+ROLLOUT_POLICIES = ("random", "uniform", "first", *BUILT_IN_WEIGHTS)
+"""What every seat plays in a search's rollouts."""
+MAX_BUDGET = 4096
+"""The most rollouts per option (``pimc:K``) a search may take."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,14 @@ class StrategySpec:
     """Per feature (``FEATURE_NAMES``); empty for strategies that score no cards."""
     function: object = field(default=None, compare=False)
     """A user strategy's numba function (``name == "user"``)."""
+    budget: int = 0
+    """A search's rollouts per option and determinization (``pimc:K``); 0 for the others."""
+    rollout: str = ""
+    """A search's rollout policy (``ROLLOUT_POLICIES``); empty for the others."""
+
+    @property
+    def searches(self) -> bool:
+        return self.name in SEARCHES
 
     @property
     def weighted(self) -> bool:
@@ -63,6 +77,10 @@ class StrategySpec:
     def __str__(self) -> str:
         if self.name == "user":
             return f"user:{getattr(self.function, '__name__', 'strategy')}"
+        if self.searches:
+            if self.rollout == "random":
+                return f"{self.name}:{self.budget}"
+            return f"{self.name}:k={self.budget},rollout={self.rollout}"
         params = []
         if self.name == "weighted":
             params += [
@@ -91,6 +109,8 @@ def parse(text: str) -> StrategySpec:
     name = name.strip()
     if name not in NAMES:
         raise CardsimError(f"unknown strategy '{name}'; strategies: {', '.join(NAMES)}")
+    if name in SEARCHES:
+        return _parse_search(text, name, rest)
     forget = 0.0
     weights = dict(BUILT_IN_WEIGHTS.get(name, {}))
     for item in filter(None, (part.strip() for part in rest.split(","))):
@@ -119,6 +139,40 @@ def parse(text: str) -> StrategySpec:
             f"(features: {', '.join(FEATURES)})"
         )
     return StrategySpec(name, forget, vector)
+
+
+def _parse_search(text: str, name: str, rest: str) -> StrategySpec:
+    """``pimc:32`` (shorthand for ``pimc:k=32``), ``pimc:k=32,rollout=greedy``."""
+    rest = rest.strip()
+    if rest and "=" not in rest:
+        rest = f"k={rest}"
+    budget, rollout = None, "random"
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep:
+            raise CardsimError(f"strategy '{text}': expected PARAM=VALUE, got '{item}'")
+        if key == "k":
+            if not value.isdigit() or not 1 <= int(value) <= MAX_BUDGET:
+                raise CardsimError(
+                    f"strategy '{text}': k (rollouts per option) must be a whole number "
+                    f"from 1 to {MAX_BUDGET}, got '{value}'"
+                )
+            budget = int(value)
+        elif key == "rollout":
+            if value not in ROLLOUT_POLICIES:
+                raise CardsimError(
+                    f"strategy '{text}': unknown rollout policy '{value}'; "
+                    f"known: {', '.join(ROLLOUT_POLICIES)}"
+                )
+            rollout = value
+        else:
+            raise CardsimError(f"strategy '{text}': unknown parameter '{key}'; known: k, rollout")
+    if budget is None:
+        raise CardsimError(
+            f"strategy '{text}' needs a budget: {name}:K, K rollouts per option "
+            f"from 1 to {MAX_BUDGET} (e.g. {name}:32)"
+        )
+    return StrategySpec(name, 0.0, (), budget=budget, rollout=rollout)
 
 
 def _as_number(text: str, key: str, value: str) -> float:
