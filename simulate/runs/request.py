@@ -204,7 +204,9 @@ def make_request(
             f"backend {backend} plays the built-in strategies only, not a user strategy (a "
             "Python function); play it with backend cpu"
         )
-    searching = sorted({name for one, name in zip(specs, names) if getattr(one, "searches", 0)})
+    searching = sorted(
+        {name for one, name in zip(specs, names, strict=True) if getattr(one, "searches", 0)}
+    )
     if backend != "cpu" and searching:
         raise CardsimError(
             f"backend {backend} does not play strong players ({', '.join(searching)}): their "
