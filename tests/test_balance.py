@@ -424,6 +424,17 @@ def test_cardsim_balance_plays_the_run_and_its_skill_games(tmp_path):
     assert "'greedy', 'random', 'random'" in refused.stderr
 
 
+def test_skill_measured_with_a_strong_player_says_its_cost_and_names_it(tmp_path):
+    out = tmp_path / "strong"
+    args = ["balance", "crazy-eights", "--players", "3", "--games", "30", "--seed", "5",
+            "--skill", "pimc:2", "--threads", "1", "--out", str(out)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "strong players (pimc:2): about " in result.stderr
+    assert load_run(out / SKILL_FOLDER).meta["strategies"] == ["pimc:2", "random", "random"]
+    assert "pimc:2" in (out / "report.md").read_text()
+
+
 @pytest.mark.end_to_end
 def test_resume_plays_the_skill_games_a_run_folder_lacks(tmp_path):
     out = tmp_path / "plain"

@@ -520,6 +520,26 @@ def test_skill_games_and_match_deals_count_in_the_budget(tmp_path):
     assert study.rules == {"match_deals": 2}
 
 
+def test_a_strong_skilled_player_s_cost_is_estimated_first(tmp_path, capsys):
+    # The budget counts deals; a pilot of the base rules says what they will cost.
+    table = simulate.explore(
+        "crazy-eights",
+        players=3,
+        vary={"hand_size": [5, 6]},
+        aim={"skill": "max"},
+        skill="pimc:2",
+        budget=6_000,
+        first_round=100,
+        seed=1,
+        threads=1,
+        progress=True,
+    )
+    said = capsys.readouterr().err.splitlines()
+    assert said[1].startswith("strong players (pimc:2): about ")
+    assert said[1].endswith("the base rules' deals for the whole budget")
+    assert table["games"].sum() <= 6_000
+
+
 def test_charts_for_one_two_and_more_aims():
     from analysis.exploration import explore_chart
 

@@ -52,7 +52,14 @@ def test_steps_are_tested_one_sided_and_holm_corrected():
 def ladder(tmp_path_factory):
     out = tmp_path_factory.mktemp("ladder") / "out"
     table = simulate.ladder(
-        "crazy-eights", players=4, games=1500, seed=5, out=out, threads=1, formats="png"
+        "crazy-eights",
+        strategies="random,greedy,hold-wilds",
+        players=4,
+        games=1500,
+        seed=5,
+        out=out,
+        threads=1,
+        formats="png",
     )
     return out, table
 
@@ -100,6 +107,7 @@ def test_a_tournament_folder_is_not_a_ladder(tmp_path):
     [
         (["--strategies", "random"], "a ladder needs at least 2 rungs, got 1"),
         (["--strategies", "random,bogus"], "unknown strategy 'bogus'"),
+        (["--strategies", "random,pimc:0"], "k (rollouts per option) must be a whole number"),
         (["--games", "0"], "games"),
     ],
 )
@@ -110,3 +118,21 @@ def test_bad_ladders_are_one_line_exit_2_and_write_nothing(tmp_path, args, messa
     other = cardsim_here("ladder", "bmn", "--out", tmp_path / "l", cwd=tmp_path)
     assert other.returncode == 2 and "ladder does not take beggar-my-neighbour" in other.stderr
     assert not (tmp_path / "l").exists()
+
+
+def test_a_ladder_of_strong_players_says_its_cost_first(tmp_path):
+    # pimc rungs of doubling budgets, as the default ladder has (smaller, to stay quick):
+    # the cost is estimated from a pilot before anything is played.
+    out = tmp_path / "strong"
+    done = cardsim_here(
+        "ladder", "crazy-eights", "--players", "3", "--strategies", "random,pimc:2,pimc:4",
+        "--games", "24", "--seed", "3", "--threads", "1", "--out", out, "--formats", "png",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "\u2501" not in line]  # no bars
+    assert said[0].startswith("strong players (pimc:2, pimc:4): about ")
+    assert said[1] == f"pimc:2 against 2 x random -> {out / 'pair-1-0'}"
+    table = simulate.ladder_frame(out)
+    assert table["strategy"].tolist() == ["pimc:2", "pimc:4"]
+    assert table["games"].tolist() == [24 * 3, 24 * 3]

@@ -15,6 +15,9 @@ DEFAULT_SKILL = "hold-wilds"
 """The skilled strategy when none is named."""
 OPPONENT = "random"
 """The strategy of every seat but the skilled one."""
+DEFAULT_LADDER = ("random", "pimc:8", "pimc:16", "pimc:32", "pimc:64")
+"""The rungs of ``cardsim ladder`` when none are given: ``random``, then strong players of
+doubling budgets (their cost is estimated before they play)."""
 
 
 def skill_seats(skill, players: int) -> list:

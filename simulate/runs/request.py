@@ -204,9 +204,7 @@ def make_request(
             f"backend {backend} plays the built-in strategies only, not a user strategy (a "
             "Python function); play it with backend cpu"
         )
-    searching = sorted(
-        {name for one, name in zip(specs, names, strict=True) if getattr(one, "searches", 0)}
-    )
+    searching = searching_strategies(specs)
     if backend != "cpu" and searching:
         raise CardsimError(
             f"backend {backend} does not play strong players ({', '.join(searching)}): their "
@@ -260,6 +258,13 @@ def seat_specs(info: GameInfo, strategies, players: int) -> tuple:
     parse = info.spec.parse_strategy
     default = [info.spec.default_strategy] * (players - len(given))
     return tuple(parse(strategy) for strategy in given + default)
+
+
+def searching_strategies(specs) -> list[str]:
+    """The strategies among ``specs`` (strategy objects) that search by rollouts (strong
+    players such as ``pimc:K``, whose games cost hundreds of others'), each once, in full, in
+    the order they come."""
+    return list(dict.fromkeys(str(one) for one in specs if getattr(one, "searches", False)))
 
 
 def seat_strategies(game: str, strategies, players: int) -> tuple[str, ...]:

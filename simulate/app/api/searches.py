@@ -113,7 +113,7 @@ def explore(
     from its text), and the same seed gives the same table, here or with ``scheduler``
     (the games played on a Dask cluster, as for :func:`simulate`; one connection for the
     whole exploration). ``progress``: what is played, on standard error."""
-    from ..exploration import describe, plan_from
+    from ..exploration import cost_words, describe, plan_from
     from ..exploration.files import explore_table, read_explore, table_csv
     from ..exploration.run import run_explore
 
@@ -145,6 +145,9 @@ def explore(
     plan = plan_from(game, **settings)
     echo = echo_to(progress)
     echo(describe(plan))
+    cost = cost_words(plan)
+    if cost:
+        echo(cost)
     with cluster_session(scheduler, threads) as cluster:
         table = explore_table(run_explore(plan, echo=echo, cluster=cluster))
     return read_explore(io.BytesIO(table_csv(table)))  # the numbers explore.csv holds
@@ -187,7 +190,7 @@ def write_explore(
     into ``out``, as ``cardsim explore --out OUT`` does (the command calls it); ``out`` is
     refused where it holds an exploration, unless ``force``, before anything is played.
     Returns an :class:`Exploration`: the table and the picks in words."""
-    from ..exploration import best_words, check_out, describe, explore_into, plan_from
+    from ..exploration import best_words, check_out, cost_words, describe, explore_into, plan_from
     from ..exploration.files import read_explore, table_csv
 
     plan = plan_from(
@@ -209,6 +212,9 @@ def write_explore(
     check_out(out, force)  # before connecting: refused at once, nothing written
     echo = echo_to(progress)
     echo(describe(plan, out))
+    cost = cost_words(plan)
+    if cost:
+        echo(cost)
     with cluster_session(scheduler, threads) as cluster:
         table, _, result = explore_into(
             plan, out, force=force, report=report, echo=echo, cluster=cluster

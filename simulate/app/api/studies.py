@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...core.errors import CardsimError
 from ...core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
+from ...core.skill import DEFAULT_LADDER
 from .common import cluster_session, echo_to, refuses_empty_out, strategy_list
 
 if TYPE_CHECKING:
@@ -482,11 +483,6 @@ def write_tournament(
     return list(write_tournament_report(out, dpi=dpi, formats=formats))
 
 
-DEFAULT_LADDER = ("random", "greedy", "hold-wilds")
-"""The rungs of ``cardsim ladder`` when none are given: the built-in strategies, weakest
-first."""
-
-
 @refuses_empty_out
 def ladder(
     game: str,
@@ -506,7 +502,8 @@ def ladder(
     formats: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """A skill ladder, as ``cardsim ladder``: ``strategies`` (a list or a comma-separated
-    string, weakest first; default :data:`DEFAULT_LADDER`) each played in one seat against
+    string, weakest first; default :data:`simulate.core.skill.DEFAULT_LADDER`: ``random``,
+    then ``pimc`` of doubling budgets) each played in one seat against
     the rung below in every other seat, ``games`` deals per step, each once per seat, into
     ``out`` (a tournament folder whose ``tournament.json`` says ``ladder``; with
     ``report``, ``report.html`` and ``ladder.csv`` too). Returns one row per step, bottom

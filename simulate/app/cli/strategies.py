@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ...core.skill import DEFAULT_LADDER
 from .common import (
     ConfigOpt,
     DpiOpt,
@@ -28,6 +29,8 @@ from .common import (
     user_errors,
 )
 from .runs import SchedulerOpt, check_scheduler
+
+DEFAULT_RUNGS = ",".join(DEFAULT_LADDER)
 
 StrategiesGame = game_argument("tournament", "A game whose seats have strategies")
 LadderGame = game_argument("ladder", "A game whose seats have strategies")
@@ -91,10 +94,8 @@ def ladder(
     game: LadderGame,
     strategies: Annotated[
         str,
-        typer.Option(
-            help="The rungs, weakest first, comma-separated (default: random,greedy,hold-wilds)."
-        ),
-    ] = "random,greedy,hold-wilds",
+        typer.Option(help=f"The rungs, weakest first, comma-separated (default: {DEFAULT_RUNGS})."),
+    ] = DEFAULT_RUNGS,
     players: PlayersOpt = None,
     games: Annotated[int, count_option("Deals (matches, in match play) per step.")] = 100_000,
     seed: SeedOpt = None,

@@ -81,6 +81,24 @@ def describe(plan, out: Path | None = None) -> str:
     )
 
 
+def cost_words(plan) -> str | None:
+    """When a seat or the skill games search (strong players), a line estimating what the
+    budget will take: the budget counts deals, and a strong seat's deal costs hundreds of
+    others'. Each unit (a game of the base rules and its skill games, every seating) is
+    timed on a pilot (:func:`simulate.runs.cost.estimate`), and the budget's units are
+    assumed to cost as much."""
+    import dataclasses
+
+    from ...runs.cost import estimate_words
+
+    units = max(1, plan.budget // plan.unit_deals(plan.space.valid[0].index))
+    base = dataclasses.replace(plan.base, games=units)
+    skill = plan.skill_request(base)
+    requests = [base] if skill is None else [base, dataclasses.replace(skill, games=units)]
+    words = estimate_words(requests)
+    return None if words is None else f"{words}, the base rules' deals for the whole budget"
+
+
 def best_words(plan, result) -> list[str]:
     """The exploration's picks in words, best first, as ``cardsim explore`` prints them:
     each rule set, its aimed measures on the held-out deals, and the measures on which it

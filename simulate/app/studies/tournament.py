@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...core.errors import CardsimError
 from ...games.registry import resolve_game
+from ...runs.cost import estimate_words
 from ...runs.folder.lock import lock_folder
 from ...runs.folder.writer import RunWriter, holds_run, write_atomic
 from ...runs.request import make_request, seat_strategies
@@ -107,6 +108,9 @@ def run_tournament(
         "pairings": played,
         **({"ladder": True} if ladder else {}),
     }
+    words = estimate_words(requests)
+    if words:
+        echo(words)
     with lock_folder(out):
         folders = [out / f"pair-{i}-{j}" for i, j in played]
         held = [folder for folder in folders if holds_run(folder)]

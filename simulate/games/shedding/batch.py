@@ -20,7 +20,14 @@ from .kernel import (
     play_matches,
     play_random_games,
 )
-from .kernel_layout import BLOCK, END_INVALID, MATCH_BLOCK, MAX_DECKS, STRATEGY_CODES
+from .kernel_layout import (
+    BLOCK,
+    END_INVALID,
+    MATCH_BLOCK,
+    MAX_DECKS,
+    SEARCH_BLOCK,
+    STRATEGY_CODES,
+)
 from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
 from .rules import SheddingRules
 from .strategies import parse
@@ -62,6 +69,11 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
     search = np.zeros(1, np.int64) if budgets.any() else None  # see Strategies.search
     return Strategies(codes, thresholds, weights, user, budgets, rollouts, search)
+
+
+def _block(seats: Strategies, block: int) -> int:
+    """Games (or matches) per work item of the kernels (see kernel._block)."""
+    return block if seats.search is None else SEARCH_BLOCK
 
 
 def _code(spec) -> int:
@@ -111,7 +123,9 @@ def play_random(
     rows = max(count, 2)
     columns = empty_columns(rows, players)
     run = Run(*seed_key(seed), first_game)
-    play_random_games(table, seats, run, kernel_outputs(columns), *sharing(block=BLOCK, games=rows))
+    play_random_games(
+        table, seats, run, kernel_outputs(columns), *sharing(block=_block(seats, BLOCK), games=rows)
+    )
     columns = {name: column[:count] for name, column in columns.items()}
     return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
 
@@ -201,7 +215,13 @@ def play_match_batch(
         # Rows it never writes; two, as in play_random.
         no_rows = kernel_outputs(empty_columns(2, players))
         play_matches(
-            table, seats, run, plan, no_rows, tallies, *sharing(block=MATCH_BLOCK, games=count)
+            table,
+            seats,
+            run,
+            plan,
+            no_rows,
+            tallies,
+            *sharing(block=_block(seats, MATCH_BLOCK), games=count),
         )
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
@@ -209,7 +229,13 @@ def play_match_batch(
     plan = MatchPlan(*ending, offsets=offsets, write=True)
     outputs = kernel_outputs(columns)
     play_matches(
-        table, seats, run, plan, outputs, tallies, *sharing(block=MATCH_BLOCK, games=count)
+        table,
+        seats,
+        run,
+        plan,
+        outputs,
+        tallies,
+        *sharing(block=_block(seats, MATCH_BLOCK), games=count),
     )
     return match_results(
         rules,

@@ -224,6 +224,7 @@ from .kernel_layout import (
     S_WINNER,
     SCORE_COLLECTS,
     SCORE_MINUS,
+    SEARCH_BLOCK,
     SEAT_BITS,
     STACK_ANY_DRAW,
     STACK_NONE,
@@ -1325,6 +1326,15 @@ def _worker_search(search):
     return np.zeros(searching.SC_SIZE, np.int64)
 
 
+@njit(cache=True, _nrt=False)
+def _block(search, block):
+    """Games (or matches) per work item: ``block``, or ``SEARCH_BLOCK`` when a seat
+    searches (``search``: :attr:`Strategies.search`)."""
+    if search is None:
+        return block
+    return np.int64(SEARCH_BLOCK)
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def play_random_games(table, strategies, run, out, workers, taken):
     """Deal and play games ``run.first .. run.first + G - 1`` of a run into ``out``.
@@ -1332,7 +1342,8 @@ def play_random_games(table, strategies, run, out, workers, taken):
     ``table``: a :class:`Table`; ``strategies``: a :class:`Strategies`; ``run``: a
     :class:`Run`; ``out``: an :class:`Outputs` of G rows, row ``i`` receiving game
     ``run.first + i``. ``workers``, ``taken``: the thread count and a zeroed int64[1]
-    counter; each worker takes the next block of ``BLOCK`` games from the counter
+    counter; each worker takes the next block of ``BLOCK`` games (``SEARCH_BLOCK`` when a
+    seat searches) from the counter
     (:mod:`simulate.core.compiled.work_sharing`).
     """
     # Every field in a local before the parallel loop: numba drops writes to an array
@@ -1342,13 +1353,14 @@ def play_random_games(table, strategies, run, out, workers, taken):
     search_flag = strategies.search
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     count = left.shape[0]
-    blocks = (count + BLOCK - 1) // BLOCK
+    step = _block(search_flag, np.int64(BLOCK))
+    blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
         search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
-            for i in range(block * BLOCK, min(count, (block + 1) * BLOCK)):
+            for i in range(block * step, min(count, (block + 1) * step)):
                 play_game(
                     g,
                     stream,
@@ -1395,13 +1407,14 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     totals, deals = tallies.totals, tallies.deals
     count = deals.shape[0]
-    blocks = (count + MATCH_BLOCK - 1) // MATCH_BLOCK
+    step = _block(search_flag, np.int64(MATCH_BLOCK))
+    blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
         search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
-            for i in range(block * MATCH_BLOCK, min(count, (block + 1) * MATCH_BLOCK)):
+            for i in range(block * step, min(count, (block + 1) * step)):
                 for seat in range(n):
                     totals[i, seat] = 0
                 k = np.int64(0)  # not the literal 0: see play_game

@@ -214,6 +214,9 @@ by two threads in one cache line make the line bounce between their cores."""
 MATCH_BLOCK = 64
 """Matches per parallel work item (with one match per item, two threads played matches
 only 1.5 times as fast as one)."""
+SEARCH_BLOCK = 1
+"""Games (or matches) per work item when a seat searches: each costs thousands of games'
+work, so one at a time keeps every thread busy to the end of a chunk."""
 
 
 # --- the entry points' arguments -------------------------------------------------------------
