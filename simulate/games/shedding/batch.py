@@ -19,6 +19,7 @@ from .kernel import (
     log_game,
     play_matches,
     play_random_games,
+    search_cfunc,
 )
 from .kernel_layout import (
     BLOCK,
@@ -30,12 +31,13 @@ from .kernel_layout import (
 )
 from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
 from .rules import SheddingRules
+from .search import no_search
 from .strategies import parse
 
 
 def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> Strategies:
     """The kernel's view of the seats' strategies: a :class:`.kernel.Strategies`
-    ``(codes, forget, weights, user, budgets, rollouts, search)``.
+    ``(codes, forget, weights, user, budgets, rollouts, searcher)``.
 
     ``strategies``: one per seat, names or specs (``"greedy"``, ``"random:forget=0.1"``,
     ``"weighted:points=1"``, a :class:`.strategies.StrategySpec`, or a user function).
@@ -67,13 +69,13 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
         if spec.weighted:
             weights[seat] = spec.int_weights()
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
-    search = np.zeros(1, np.int64) if budgets.any() else None  # see Strategies.search
-    return Strategies(codes, thresholds, weights, user, budgets, rollouts, search)
+    searcher = search_cfunc() if budgets.any() else no_search
+    return Strategies(codes, thresholds, weights, user, budgets, rollouts, searcher)
 
 
 def _block(seats: Strategies, block: int) -> int:
     """Games (or matches) per work item of the kernels (see kernel._block)."""
-    return block if seats.search is None else SEARCH_BLOCK
+    return SEARCH_BLOCK if seats.budgets.any() else block
 
 
 def _code(spec) -> int:

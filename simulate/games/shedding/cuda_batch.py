@@ -55,7 +55,7 @@ def _prepared(rules: SheddingRules, players: int, strategies, forget):
             "backend cuda plays the built-in strategies only, not a user strategy (a Python "
             "function); play it with backend cpu"
         )
-    if seats.search is not None:
+    if seats.budgets.any():
         specs = [parse(strategy) for strategy in strategies]
         searching = ", ".join(sorted({str(spec) for spec in specs if spec.searches}))
         raise CardsimError(

@@ -62,7 +62,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import carray, cfunc, njit, prange
 
 from ...core.compiled.bits import popcount, trailing_zeros
 from ...core.compiled.lanes import PAD, fewest_mark
@@ -305,9 +305,9 @@ class Strategies(NamedTuple):
     """int64[n]: each searching seat's rollouts per option (``pimc:K``); 0 for the others."""
     rollouts: np.ndarray
     """int64[n]: each searching seat's rollout policy's code (its weights in ``weights``)."""
-    search: object
-    """None when no seat searches; else any int64 array: each worker then allocates a
-    search scratch (see :mod:`.search`; numba tells the two apart by their types)."""
+    searcher: object
+    """The searching seats' C callable (:func:`search_cfunc`), or
+    :func:`.search.no_search` when no seat searches."""
 
 
 class Run(NamedTuple):
@@ -412,17 +412,26 @@ def _free_pass(g, compulsory):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def choose(code, stream, g, seat, mask, may_draw, may_pass, user):
+def choose(
+    code, stream, g, seat, mask, may_draw, may_pass, user, searcher, mode, compulsory, extra, drawn
+):  # fmt: skip
     """The seat's decision: a legal identity from ``mask``, ``DRAW`` or ``PASS`` (or
     ``INVALID``: a user strategy's answer that is none of its options).
 
     The dispatch point of every strategy (``code``, see ``STRATEGY_CODES``); the options
     and their order are the reference strategies'. ``user``: the run's user strategy (a
-    compiled function, see :mod:`.kernel_strategies`). Inlined: :func:`_play` calls it
-    from one place, for every decision of a game.
+    compiled function, see :mod:`.kernel_strategies`); ``searcher``: the searching seats'
+    (:func:`search_cfunc`), which also takes the turn's state (``mode``, ``compulsory``,
+    ``extra``, ``drawn``). Inlined: :func:`_play` calls it from one place, for every
+    decision of a game.
     """
-    if code == STRAT_USER:
-        return _ask_user(g, seat, mask, may_draw, may_pass, user)
+    if code >= STRAT_USER:  # a call out of the kernel (one test for both)
+        if code == STRAT_USER:
+            return _ask_user(g, seat, mask, may_draw, may_pass, user)
+        return _ask_search(
+            g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass,
+            mode, compulsory, extra, drawn, searcher,
+        )  # fmt: skip
     if code == STRAT_UNIFORM:
         distinct = popcount(mask)
         k = distinct + np.int64(may_draw) + np.int64(may_pass)
@@ -491,6 +500,20 @@ def _ask_user(g, seat, mask, may_draw, may_pass, user):
     if 0 <= choice < DECK and (mask >> choice) & 1:
         return choice
     return INVALID
+
+
+@njit(cache=True, _nrt=False)
+def _ask_search(
+    g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn, searcher
+):
+    """A searching seat's decision (:func:`_search`, through ``searcher``); ``searcher``
+    None (the GPU's and the rollouts') answers ``INVALID``, pruned at compile time."""
+    if searcher is None:
+        return INVALID
+    return searcher(
+        g.ctypes, seat, kind, card, mask, np.int64(may_draw), np.int64(may_pass),
+        mode, np.int64(compulsory), extra, drawn,
+    )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
@@ -757,7 +780,7 @@ def _mark(g, n):
 
 
 @njit(cache=True, _nrt=False)
-def _play(g, stream, seat, user, log, search):
+def _play(g, stream, seat, user, log, searcher):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
 
     One function for every kind of turn and decision, so that the hot path makes no calls:
@@ -765,9 +788,9 @@ def _play(g, stream, seat, user, log, search):
     with its draws, and the extra plays of ``again``) around one call of :func:`choose` and
     one place where a card is played. The rare cases (an empty stock, passes, penalties,
     named suits, forgotten calls) are functions of their own. ``log``: None, or the
-    :class:`simulate.core.logs.compiled.Log` that gets every event. ``search``: None (no
-    seat searches; numba prunes every search away), or the worker's search scratch
-    (:mod:`.search`), with which a ``pimc`` seat's decisions go to :func:`_search`.
+    :class:`simulate.core.logs.compiled.Log` that gets every event. ``searcher``: the
+    searching seats' C callable (:func:`search_cfunc`; a placeholder when none searches),
+    None in a search's rollouts and on the GPU.
 
     A rollout's copy (``g[S_RESUME]`` set, see :func:`.search.set_rollout`) resumes its first
     turn at the decision it was copied at, taking the forced option ``g[S_FORCED]``.
@@ -874,13 +897,10 @@ def _play(g, stream, seat, user, log, search):
                 if card == KEEP:
                     break
             elif ask:
-                if search is not None and code == STRAT_PIMC:
-                    card = _search(
-                        g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass,
-                        mode, compulsory, extra, drawn, user, search,
-                    )  # fmt: skip
-                else:
-                    card = choose(code, stream, g, seat, mask, may_draw, may_pass, user)
+                card = choose(
+                    code, stream, g, seat, mask, may_draw, may_pass,
+                    user, searcher, mode, compulsory, extra, drawn,
+                )  # fmt: skip
                 if card == INVALID:
                     g[S_END] = END_INVALID
                     return
@@ -930,20 +950,20 @@ def _play(g, stream, seat, user, log, search):
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
-                        if search is not None and code == STRAT_PIMC:
-                            kept = _search(
+                        if code == STRAT_PIMC:
+                            kept = _ask_search(
                                 g, seat, searching.DRAWN, card, 0, False, False,
-                                mode, compulsory, extra, drawn, user, search,
+                                mode, compulsory, extra, drawn, searcher,
                             )  # fmt: skip
                             if kept == KEEP:
                                 break
                         elif not play_drawn(code, stream):
                             break
-                    if search is not None and code == STRAT_PIMC and g[S_NAMED] == 0:
+                    if code == STRAT_PIMC and g[S_NAMED] == 0:
                         # A drawn card played without a choice: the suit a wild names.
-                        _search(
+                        _ask_search(
                             g, seat, searching.SUIT, card, 0, False, False,
-                            mode, compulsory, extra, drawn, user, search,
+                            mode, compulsory, extra, drawn, searcher,
                         )  # fmt: skip
             # --- play ``card`` (the reference's play_card)
             card &= CARD_BITS
@@ -1030,24 +1050,17 @@ def _play(g, stream, seat, user, log, search):
         seat = _wrap(seat + step * g[S_DIR], n)
 
 
-_rollout_play = njit(cache=True, _nrt=False)(_play.py_func)
-""":func:`_play` again, for a search's rollouts (always without a search): one compiled
-function calling itself through another specialization crashes numba's on-disk cache."""
-
-
 @njit(cache=True, _nrt=False)
-def _search(
-    g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn, user, sc
-):
+def _search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn, sc):
     """A searching seat's decision (see :mod:`.search`): the option's action (an identity,
     ``DRAW``, ``PASS`` or ``KEEP``), the suit a wild names left in ``g[S_NAMED]``.
 
     ``kind``: ``search.CHOOSE`` (among ``mask``, drawing and passing), ``DRAWN`` (play or
     keep the drawn ``card``) or ``SUIT`` (the suit the drawn ``card``, played, names);
     ``mode``, ``compulsory``, ``extra``, ``drawn``: the turn's state, where the rollouts
-    resume. ``sc``: the worker's search scratch; None (the GPU's) answers ``INVALID``."""
-    if sc is None:
-        return INVALID
+    resume. ``sc``: the search's scratch (int64[search.SC_SIZE]). The rollouts are
+    :func:`_play` without a user strategy, log or search: every seat plays the rollout
+    policy."""
     actions = sc[searching.SC_ACTIONS : searching.SC_SUITS]
     suits = sc[searching.SC_SUITS : searching.SC_WINS]
     wins = sc[searching.SC_WINS : searching.SC_SIZE]
@@ -1081,11 +1094,30 @@ def _search(
                     stream[i] = saved[i]
                 copy[S_FORCED] = actions[o]
                 copy[S_NAMED] = suits[o] + 1
-                _rollout_play(copy, stream, seat, user, None, None)
+                _play(copy, stream, seat, None, None, None)
                 wins[o] += copy[S_WINNER] == seat
         best = searching.best_option(wins, count)
     g[S_NAMED] = suits[best] + 1
     return actions[best]
+
+
+def _search_entry(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn):
+    sc = np.empty(searching.SC_SIZE, np.int64)
+    return _search(
+        carray(g, G_SIZE), seat, kind, card, mask, may_draw != 0, may_pass != 0,
+        mode, compulsory != 0, extra, drawn, sc,
+    )  # fmt: skip
+
+
+_searcher: list = []
+
+
+def search_cfunc():
+    """The C callable of :func:`_search` (signature :data:`.search.SEARCH_CSIG`), compiled
+    (or loaded from numba's cache) on first use: importing the kernel compiles nothing."""
+    if not _searcher:
+        _searcher.append(cfunc(searching.SEARCH_CSIG, cache=True)(_search_entry))
+    return _searcher[0]
 
 
 @njit(cache=True, _nrt=False)
@@ -1246,7 +1278,7 @@ def _record(g, stats, seats, row):
 @njit(cache=True, _nrt=False)
 def play_game(
     g, stream, key0, key1, game, stream_id, first, decks, hand_size, user, stats, seats, row, log,
-    search,
+    searcher,
 ):  # fmt: skip
     """Deal from the stream ``(seed, game, stream_id)`` and play to the end; write row ``row``.
 
@@ -1258,20 +1290,19 @@ def play_game(
     constants: numba compiles a function again for each literal argument it is called with,
     and this one is most of the kernel's compile time (a literal ``0`` or ``-1`` in each
     caller made four compiled copies of it where two, with and without a log, serve every
-    caller: the CPU's kernels and the GPU's, under the CUDA simulator too). ``search``: None,
-    or the worker's search scratch (see :func:`_play`)."""
+    caller: the CPU's kernels and the GPU's, under the CUDA simulator too). ``searcher``:
+    the searching seats' C callable, or a placeholder, or None (see :func:`_play`)."""
     stream_init(stream, key0, key1, game, stream_id)
     seat = _deal(g, stream, decks, hand_size, first)
-    if search is not None:  # a search's rollout streams are numbered from the game's
-        g[S_KEY0] = key0
-        g[S_KEY1] = key1
-        g[S_GAME_NO] = game
-        g[S_STREAM_NO] = stream_id
+    g[S_KEY0] = key0  # a search's rollout streams are numbered from the game's
+    g[S_KEY1] = key1
+    g[S_GAME_NO] = game
+    g[S_STREAM_NO] = stream_id
     if log is not None:
         _log_deal(g, log, seat, hand_size)
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream, log)
-    _play(g, stream, seat, user, log, search)
+    _play(g, stream, seat, user, log, searcher)
     if log is not None:
         log.at[logs.AT_TURN] = g[S_TURNS]
         stock = g[S_SEND] - g[S_SPOS]
@@ -1317,22 +1348,14 @@ def worker_scratch(table, strategies):
     return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, table.players), np.int64)
 
 
-@njit(cache=True)
-def _worker_search(search):
-    """A worker's search scratch (int64[search.SC_SIZE]), or None when no seat searches
-    (``search``: :attr:`Strategies.search`)."""
-    if search is None:
-        return None
-    return np.zeros(searching.SC_SIZE, np.int64)
-
-
 @njit(cache=True, _nrt=False)
-def _block(search, block):
+def _block(budgets, block):
     """Games (or matches) per work item: ``block``, or ``SEARCH_BLOCK`` when a seat
-    searches (``search``: :attr:`Strategies.search`)."""
-    if search is None:
-        return block
-    return np.int64(SEARCH_BLOCK)
+    searches (a budget above 0)."""
+    for budget in budgets:
+        if budget > 0:
+            return np.int64(SEARCH_BLOCK)
+    return np.int64(block)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -1350,14 +1373,13 @@ def play_random_games(table, strategies, run, out, workers, taken):
     # reached through a tuple's attribute inside ``prange`` (numba issue #7135).
     key0, key1, first_game = run.key0, run.key1, run.first
     decks, hand_size, user = table.decks, table.hand_size, strategies.user
-    search_flag = strategies.search
+    searcher = strategies.searcher
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     count = left.shape[0]
-    step = _block(search_flag, np.int64(BLOCK))
+    step = _block(strategies.budgets, BLOCK)
     blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
-        search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * step, min(count, (block + 1) * step)):
@@ -1376,7 +1398,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
                     seats,
                     np.int64(0),
                     None,
-                    search,
+                    searcher,
                 )
                 _narrow(stats, seats, small, counts, left, points, score, i)
             block = fetch_add(taken, 0, 1)
@@ -1401,17 +1423,16 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     # Every field in a local before the parallel loop (see :func:`play_random_games`).
     key0, key1, first_match = run.key0, run.key1, run.first
     n, decks, hand_size, user = table.players, table.decks, table.hand_size, strategies.user
-    search_flag = strategies.search
+    searcher = strategies.searcher
     match_deals, target, max_deals = plan.match_deals, plan.target, plan.max_deals
     offsets, write = plan.offsets, plan.write
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     totals, deals = tallies.totals, tallies.deals
     count = deals.shape[0]
-    step = _block(search_flag, np.int64(MATCH_BLOCK))
+    step = _block(strategies.budgets, MATCH_BLOCK)
     blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
-        search = _worker_search(search_flag)
         block = fetch_add(taken, 0, 1)
         while block < blocks:
             for i in range(block * step, min(count, (block + 1) * step)):
@@ -1434,7 +1455,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
                         seats,
                         np.int64(0),
                         None,
-                        search,
+                        searcher,
                     )
                     if write:
                         _narrow(stats, seats, small, counts, left, points, score, offsets[i] + k)
@@ -1474,7 +1495,7 @@ def log_game(table, strategies, key0, key1, game, stream_id, first, out, rows):
         seats,
         np.int64(0),
         log,
-        _worker_search(strategies.search),
+        strategies.searcher,
     )
     _narrow(stats, seats, out.small, out.counts, out.left, out.points, out.score, 0)
     return log.at[logs.AT_ROWS]
@@ -1486,7 +1507,6 @@ def count_searches(table, strategies, key0, key1, first, count):
     does) and return the decisions their searching seats searched (two options or more):
     the bench's count of decisions per second."""
     g, stream, stats, seats = worker_scratch(table, strategies)
-    search = _worker_search(strategies.search)
     total = 0
     for game in range(first, first + count):
         play_game(
@@ -1504,7 +1524,7 @@ def count_searches(table, strategies, key0, key1, first, count):
             seats,
             np.int64(0),
             None,
-            search,
+            strategies.searcher,
         )
         total += g[S_DECISIONS]
     return total

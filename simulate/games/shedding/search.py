@@ -20,7 +20,7 @@ Functions of the scratch ``g`` (:mod:`.kernel_layout`) and of a search's scratch
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import cfunc, njit, types
 
 from ...core.compiled.bits import trailing_zeros
 from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
@@ -37,6 +37,7 @@ from .kernel_layout import (
     G_SIZE,
     G_STOCK,
     G_WEIGHTS,
+    INVALID,
     KEEP,
     MAX_CARDS,
     OPENING,
@@ -66,6 +67,21 @@ from .rules import FLAG_WILD, MAX_PLAYERS
 
 # Kinds of searched decision.
 CHOOSE, DRAWN, SUIT = 0, 1, 2
+
+SEARCH_CSIG = types.int64(types.CPointer(types.int64), *[types.int64] * 10)
+"""What the kernel calls for a searching seat's decision: ``(g pointer, seat, kind, card,
+mask, may_draw, may_pass, mode, compulsory, extra, drawn)`` -> the option's action. A
+C-callable is typed by its signature alone, so the kernel compiled for every other run
+serves the searches too (:func:`.kernel.search_cfunc`), and numba compiles the search, with
+its rollouts, only when a seat searches."""
+
+
+@cfunc(SEARCH_CSIG, cache=True)
+def no_search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn):
+    """The placeholder passed when no seat searches (never called)."""
+    return INVALID
+
+
 MAX_OPTIONS = DECK * 4 + 2
 """Every identity once per suit, drawing and passing."""
 
