@@ -10,7 +10,8 @@ compiles. ``python tests/warm_numba_cache.py`` prints what it compiled and how l
 The two families share no kernel, so each is compiled by a process of its own, side by side
 where there are two cores (Beggar-My-Neighbour about 30 s, the shedding games about 63 s,
 both 63 to 69 s where one after the other took 98 to 123 s on the 2-core machine,
-2026-12-06); ``--family NAME`` compiles one.
+2026-12-06; the strong players' search adds 17 s to the shedding games', 2026-12-07);
+``--family NAME`` compiles one.
 """
 
 from __future__ import annotations
