@@ -38,6 +38,12 @@ dispatch function per kind of decision (:func:`choose`, :func:`play_drawn`,
 :func:`name_suit`). Last-card forget chances arrive as thresholds ``int(p * 2**32)``, and
 -1 for ``p = 0`` (no random word is drawn then).
 
+A searching seat (``pimc:K``) decides out of the kernel, through a C callable
+(:func:`search_cfunc`, typed by its signature, as a user strategy is): it copies the
+scratch, deals the cards the seat cannot see again and plays each option on with
+:func:`_play` itself, a copy resuming its first turn at the decision (``S_RESUME``); see
+:mod:`.search`. Every other run passes a placeholder, so one compiled kernel serves all.
+
 Like the reference, the kernel bounds a chain of ``again``/``all_draw`` extra plays within
 one turn by ``max_turns`` (the game ends ``turn_cap``). The other endless case, a flipped
 wild starter when the stock could hold only wilds, is refused by

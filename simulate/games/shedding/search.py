@@ -13,7 +13,7 @@ SEARCH_STREAM + j)``, and plays each option on from that same determinization an
 state (common random numbers), every seat playing the rollout policy; it takes the option
 whose rollouts it won most often.
 
-Functions of the scratch ``g`` (:mod:`.kernel_layout`) and of a search's scratch row ``sc``
+Functions of the scratch ``g`` (:mod:`.kernel_layout`) and of a search's scratch ``sc``
 (``SC_*`` offsets below); ``_nrt=False``: nothing allocates.
 """
 
@@ -85,9 +85,9 @@ def no_search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, e
 MAX_OPTIONS = DECK * 4 + 2
 """Every identity once per suit, drawing and passing."""
 
-# A search's scratch row (one per worker thread): the determinized state, a rollout's copy,
-# the rollout stream and its state after the determinization, the pool of unseen cards,
-# and the options (action, suit) with their wins.
+# A search's scratch (allocated by each searched decision): the determinized state, a
+# rollout's copy, the rollout stream and its state after the determinization, the pool of
+# unseen cards, and the options (action, suit) with their wins.
 SC_BASE = 0
 SC_COPY = SC_BASE + G_SIZE
 SC_STREAM = SC_COPY + G_SIZE
@@ -97,7 +97,7 @@ SC_ACTIONS = SC_POOL + MAX_CARDS
 SC_SUITS = SC_ACTIONS + MAX_OPTIONS
 SC_WINS = SC_SUITS + MAX_OPTIONS
 SC_SIZE = SC_WINS + MAX_OPTIONS
-"""int64 words of a worker's search scratch (about 40 KB, whatever the budget)."""
+"""int64 words of a search's scratch (about 40 KB, whatever the budget)."""
 
 
 @njit(cache=True, _nrt=False)
