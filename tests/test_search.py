@@ -177,3 +177,21 @@ def test_search_specs_round_trip():
         assert str(parse(text)) == text
     assert parse("pimc:k=16") == parse("pimc:16")
     assert parse("pimc:k=16,rollout=random") == parse("pimc:16")
+
+
+def test_only_strong_players_cost_an_estimate():
+    from simulate.runs.cost import duration, estimate, estimate_words
+    from simulate.runs.request import make_request
+
+    def request(*seats):
+        return make_request(
+            "crazy-eights", players=3, games=400, seed=1, strategies=seats, threads=1
+        )
+
+    assert estimate_words([request("random", "greedy", "random")]) is None
+    strong = request("pimc:2", "random", "pimc:k=2,rollout=greedy")
+    words = estimate_words([strong])
+    assert words.startswith("strong players (pimc:2, pimc:k=2,rollout=greedy): about ")
+    assert words.endswith("on 1 thread(s), from a pilot of their first games")
+    assert estimate([strong]) > 0
+    assert [duration(s) for s in (0.4, 40, 720, 12_600)] == ["under 1 s", "40 s", "12 min", "3.5 h"]

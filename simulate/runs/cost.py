@@ -52,7 +52,9 @@ def estimate_words(requests: Sequence[Request]) -> str | None:
 
 
 def duration(seconds: float) -> str:
-    """``"40 s"``, ``"12 min"``, ``"3.5 h"``."""
+    """``"under 1 s"``, ``"40 s"``, ``"12 min"``, ``"3.5 h"``."""
+    if seconds < 1:
+        return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:

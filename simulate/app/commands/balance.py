@@ -13,7 +13,6 @@ from pathlib import Path
 
 from ...core.errors import CardsimError
 from ...core.skill import DEFAULT_SKILL, OPPONENT, SKILL_FOLDER, skill_seats
-from ...runs.cost import estimate_words
 from .runs import Echo, RunPlan, plan_run, play_plan, run_request, silent
 
 
@@ -138,12 +137,8 @@ def play_balance(
     plan: BalancePlan, *, cluster=None, progress: bool = False, echo: Echo = silent
 ) -> None:
     """Play the run of ``plan`` (:func:`plan_balance`), then its skill games, on
-    ``cluster`` where given (one connection for both). A strong player's cost is
-    estimated first (:mod:`simulate.runs.cost`)."""
-    playing = [one for one in (plan.run, plan.skill) if one is not None and not one.kept]
-    words = estimate_words([one.request for one in playing])
-    if words:
-        echo(words)
+    ``cluster`` where given (one connection for both); each says first what a strong
+    player will cost (:func:`.runs.play_plan`)."""
     play_plan(plan.run, cluster=cluster, progress=progress, echo=echo)
     if plan.skill is not None:
         if plan.skill.kept:
