@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from differential import search_grid as grid
 from differential.shedding_grid import rules_of, stored_columns, stored_record
-from differential.store import StaleGrid, load_grid
+from differential.store import StaleGrid, configs_of
 from test_shedding_differential import first_difference
 
 from simulate.core.compiled.rng_jit import stream_init
@@ -32,11 +32,9 @@ REPLAYED = ("pis-yedili", "flip-pis-yedili", "max-plays", "wild-answers-draw", "
 @pytest.fixture(scope="module")
 def stored():
     try:
-        table = load_grid(grid.PATH, source=grid.source(), definition=grid.definition())
+        return configs_of(grid)
     except StaleGrid as stale:
         pytest.fail(str(stale), pytrace=False)
-    names = np.asarray(table.column("config").to_pylist())
-    return {name: table.filter(names == name) for name in IDS}
 
 
 @pytest.mark.parametrize("config", grid.CONFIGS, ids=IDS)

@@ -14,6 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -118,3 +119,12 @@ def load_grid(path: Path, *, source: str, definition: object) -> pa.Table:
     if metadata.get(b"cardsim_grid", b"").decode() != json.dumps(definition, sort_keys=True):
         raise StaleGrid(f"{path.relative_to(ROOT)} holds another grid than the tests': {hint}")
     return table
+
+
+def configs_of(grid) -> dict[str, pa.Table]:
+    """A configuration grid's stored rows by configuration name (``grid``: a module with
+    ``PATH``, ``CONFIGS``, ``source()`` and ``definition()``), checked as :func:`load_grid`
+    checks it."""
+    table = load_grid(grid.PATH, source=grid.source(), definition=grid.definition())
+    names = np.asarray(table.column("config").to_pylist())
+    return {config[0]: table.filter(names == config[0]) for config in grid.CONFIGS}
