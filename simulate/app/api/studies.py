@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...core.errors import CardsimError
 from ...core.measures import NEGLIGIBLE_CHANGE, NEGLIGIBLE_SHARE
-from ...core.skill import DEFAULT_LADDER
+from ...core.skill import DEFAULT_LADDER, LADDER_GAMES
 from .common import cluster_session, echo_to, refuses_empty_out, strategy_list
 
 if TYPE_CHECKING:
@@ -490,7 +490,7 @@ def ladder(
     out: str | Path,
     strategies: Sequence[str] | str = DEFAULT_LADDER,
     players: int | None = None,
-    games: int = 100_000,
+    games: int = LADDER_GAMES,
     seed: int | None = None,
     rules: dict | None = None,
     threads: int | None = None,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ...core.skill import DEFAULT_LADDER
+from ...core.skill import DEFAULT_LADDER, LADDER_GAMES
 from .common import (
     ConfigOpt,
     DpiOpt,
@@ -97,7 +97,7 @@ def ladder(
         typer.Option(help=f"The rungs, weakest first, comma-separated (default: {DEFAULT_RUNGS})."),
     ] = DEFAULT_RUNGS,
     players: PlayersOpt = None,
-    games: Annotated[int, count_option("Deals (matches, in match play) per step.")] = 100_000,
+    games: Annotated[int, count_option("Deals (matches, in match play) per step.")] = LADDER_GAMES,
     seed: SeedOpt = None,
     out: Annotated[
         Path | None,
