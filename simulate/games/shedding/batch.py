@@ -20,13 +20,13 @@ from .kernel import (
     play_matches,
     play_random_games,
     search_cfunc,
+    work_block,
 )
 from .kernel_layout import (
     BLOCK,
     END_INVALID,
     MATCH_BLOCK,
     MAX_DECKS,
-    SEARCH_BLOCK,
     STRATEGY_CODES,
 )
 from .kernel_strategies import FEATURES, no_user_strategy, user_cfunc
@@ -71,11 +71,6 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
     searcher = search_cfunc() if budgets.any() else no_search
     return Strategies(codes, thresholds, weights, user, budgets, rollouts, searcher)
-
-
-def _block(seats: Strategies, block: int) -> int:
-    """Games (or matches) per work item of the kernels (see kernel._block)."""
-    return SEARCH_BLOCK if seats.budgets.any() else block
 
 
 def _code(spec) -> int:
@@ -126,7 +121,11 @@ def play_random(
     columns = empty_columns(rows, players)
     run = Run(*seed_key(seed), first_game)
     play_random_games(
-        table, seats, run, kernel_outputs(columns), *sharing(block=_block(seats, BLOCK), games=rows)
+        table,
+        seats,
+        run,
+        kernel_outputs(columns),
+        *sharing(block=work_block(seats.budgets, BLOCK), games=rows),
     )
     columns = {name: column[:count] for name, column in columns.items()}
     return game_results(table, seats, run, strategies=strategies, columns=columns, log=log)
@@ -223,7 +222,7 @@ def play_match_batch(
             plan,
             no_rows,
             tallies,
-            *sharing(block=_block(seats, MATCH_BLOCK), games=count),
+            *sharing(block=work_block(seats.budgets, MATCH_BLOCK), games=count),
         )
     offsets = np.zeros(count + 1, np.int64)
     np.cumsum(played, out=offsets[1:])
@@ -237,7 +236,7 @@ def play_match_batch(
         plan,
         outputs,
         tallies,
-        *sharing(block=_block(seats, MATCH_BLOCK), games=count),
+        *sharing(block=work_block(seats.budgets, MATCH_BLOCK), games=count),
     )
     return match_results(
         rules,

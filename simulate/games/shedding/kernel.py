@@ -1355,9 +1355,9 @@ def worker_scratch(table, strategies):
 
 
 @njit(cache=True, _nrt=False)
-def _block(budgets, block):
+def work_block(budgets, block):
     """Games (or matches) per work item: ``block``, or ``SEARCH_BLOCK`` when a seat
-    searches (a budget above 0)."""
+    searches (a budget above 0). The batch functions ask it too, for the progress share."""
     for budget in budgets:
         if budget > 0:
             return np.int64(SEARCH_BLOCK)
@@ -1382,7 +1382,7 @@ def play_random_games(table, strategies, run, out, workers, taken):
     searcher = strategies.searcher
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     count = left.shape[0]
-    step = _block(strategies.budgets, BLOCK)
+    step = work_block(strategies.budgets, BLOCK)
     blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
@@ -1435,7 +1435,7 @@ def play_matches(table, strategies, run, plan, out, tallies, workers, taken):
     small, counts, left, points, score = out.small, out.counts, out.left, out.points, out.score
     totals, deals = tallies.totals, tallies.deals
     count = deals.shape[0]
-    step = _block(strategies.budgets, MATCH_BLOCK)
+    step = work_block(strategies.budgets, MATCH_BLOCK)
     blocks = (count + step - 1) // step
     for _ in prange(workers):
         g, stream, stats, seats = worker_scratch(table, strategies)
