@@ -218,6 +218,7 @@ from .kernel_layout import (
     S_RESHUFFLES,
     S_RESUME,
     S_ROLLOUT,
+    S_SCRATCH,
     S_SEND,
     S_SKIP_NEXT,
     S_SPOS,
@@ -1108,7 +1109,9 @@ def _search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, ext
 
 
 def _search_entry(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn):
-    sc = np.empty(searching.SC_SIZE, np.int64)
+    # The search's scratch follows the game's in the worker's array (``S_SCRATCH`` words).
+    words = carray(g, G_SIZE)[S_SCRATCH]
+    sc = carray(g, G_SIZE + words)[G_SIZE:]
     return _search(
         carray(g, G_SIZE), seat, kind, card, mask, may_draw != 0, may_pass != 0,
         mode, compulsory != 0, extra, drawn, sc,
@@ -1154,9 +1157,10 @@ def _turn_starter(g, stream, log):
 
 @njit(cache=True, _nrt=False)
 def _prepare(g, table, strategies):
-    """Make a new scratch ``g`` (int64[G_SIZE]) ready for the games of a run: the rule
-    vector and its per-identity tables, the run's constants (players, decks, wild and draw
-    ranks, each seat's strategy code, forget threshold and weights) and empty hands.
+    """Make a new scratch ``g`` (int64[G_SIZE], then a search's ``g[S_SCRATCH]`` words)
+    ready for the games of a run: the rule vector and its per-identity tables, the run's
+    constants (players, decks, wild and draw ranks, each seat's strategy code, forget
+    threshold and weights) and empty hands.
     ``table``: a :class:`Table`; ``strategies``: a :class:`Strategies`."""
     rules, n, decks = table.rules, table.players, table.decks
     for i in range(RULE_VECTOR_SIZE):
@@ -1168,6 +1172,7 @@ def _prepare(g, table, strategies):
         g[G_ALL_DRAW + card] = rules[R_ALL_DRAW + rank]
         g[G_POINTS + card] = rules[R_POINTS + rank]
     g[S_N] = n
+    g[S_SCRATCH] = g.shape[0] - G_SIZE
     for seat in range(n, LANES):  # a lane past the last seat never holds the fewest
         g[S_LEN + seat] = PAD
     g[S_ONE_DECK] = decks == 1
@@ -1345,10 +1350,11 @@ def _narrow(stats, seats, small, counts, left, points, score, row):
 
 @njit(cache=True)
 def worker_scratch(table, strategies):
-    """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run), its
+    """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run, then
+    the searching seats' scratch, :func:`.search.scratch_words`), its
     random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
     for :func:`play_game` to write and :func:`_narrow` to copy."""
-    g = np.empty(G_SIZE, np.int64)
+    g = np.empty(G_SIZE + searching.scratch_words(strategies.budgets), np.int64)
     _prepare(g, table, strategies)
     stream = np.empty(RNG_STATE_SIZE, np.int64)
     return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, table.players), np.int64)

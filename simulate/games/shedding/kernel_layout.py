@@ -149,7 +149,10 @@ S_R_COMPULSORY = S_KEY0 + 5
 S_R_EXTRA = S_KEY0 + 6
 S_R_DRAWN = S_KEY0 + 7
 S_FORCED = S_KEY0 + 8
-STATE_SIZE = S_KEY0 + 9
+# The words of a worker's scratch past ``G_SIZE``: a search's own (0 when no seat
+# searches), allocated with ``g`` once per worker thread (see :func:`.search.scratch_words`).
+S_SCRATCH = S_KEY0 + 9
+STATE_SIZE = S_KEY0 + 10
 # The scratch of a run's games, ``g``: the state above, then the hands (copies held,
 # ``g[G_HANDS + seat * DECK + identity]``), the stock, the pile, the rule vector and tables
 # from it. One array keeps calls between the kernel's functions cheap (each array argument

@@ -85,7 +85,7 @@ def no_search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, e
 MAX_OPTIONS = DECK * 4 + 2
 """Every identity once per suit, drawing and passing."""
 
-# A search's scratch (allocated by each searched decision): the determinized state, a
+# A search's scratch (past ``G_SIZE`` in a worker's ``g``): the determinized state, a
 # rollout's copy, the rollout stream and its state after the determinization, the pool of
 # unseen cards, and the options (action, suit) with their wins.
 SC_BASE = 0
@@ -98,6 +98,17 @@ SC_SUITS = SC_ACTIONS + MAX_OPTIONS
 SC_WINS = SC_SUITS + MAX_OPTIONS
 SC_SIZE = SC_WINS + MAX_OPTIONS
 """int64 words of a search's scratch (about 40 KB, whatever the budget)."""
+
+
+@njit(cache=True, _nrt=False)
+def scratch_words(budgets):
+    """The words a worker's scratch needs past ``G_SIZE`` for its searching seats (a budget
+    above 0): a search's scratch, or nothing when no seat searches. Allocated once per
+    worker thread, with ``g`` (:func:`.kernel.worker_scratch`)."""
+    for budget in budgets:
+        if budget > 0:
+            return np.int64(SC_SIZE)
+    return np.int64(0)
 
 
 @njit(cache=True, _nrt=False)
