@@ -430,7 +430,7 @@ def test_skill_measured_with_a_strong_player_says_its_cost_and_names_it(tmp_path
             "--skill", "pimc:2", "--threads", "1", "--out", str(out)]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "strong players (pimc:2): about " in result.stderr
+    assert "strong players (pimc:2): " in result.stderr
     assert load_run(out / SKILL_FOLDER).meta["strategies"] == ["pimc:2", "random", "random"]
     assert "pimc:2" in (out / "report.md").read_text()
 

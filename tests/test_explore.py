@@ -535,7 +535,7 @@ def test_a_strong_skilled_player_s_cost_is_estimated_first(tmp_path, capsys):
         progress=True,
     )
     said = capsys.readouterr().err.splitlines()
-    assert said[1].startswith("strong players (pimc:2): about ")
+    assert said[1].startswith("strong players (pimc:2): ")
     assert said[1].endswith("the base rules' deals for the whole budget")
     assert table["games"].sum() <= 6_000
 

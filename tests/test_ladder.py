@@ -131,7 +131,7 @@ def test_a_ladder_of_strong_players_says_its_cost_first(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines() if "\u2501" not in line]  # no bars
-    assert said[0].startswith("strong players (pimc:2, pimc:4): about ")
+    assert said[0].startswith("strong players (pimc:2, pimc:4): ")
     assert said[1] == f"pimc:2 against 2 x random -> {out / 'pair-1-0'}"
     table = simulate.ladder_frame(out)
     assert table["strategy"].tolist() == ["pimc:2", "pimc:4"]

@@ -15,6 +15,7 @@ from differential.shedding_grid import rules_of, stored_columns, stored_record
 from differential.store import StaleGrid, configs_of
 from test_shedding_differential import first_difference
 
+from simulate.core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
 from simulate.core.compiled.rng_jit import stream_init
 from simulate.core.errors import CardsimError
 from simulate.core.rng import Stream
@@ -190,7 +191,121 @@ def test_only_strong_players_cost_an_estimate():
     assert estimate_words([request("random", "greedy", "random")]) is None
     strong = request("pimc:2", "random", "pimc:k=2,rollout=greedy")
     words = estimate_words([strong])
-    assert words.startswith("strong players (pimc:2, pimc:k=2,rollout=greedy): about ")
+    assert words.startswith("strong players (pimc:2, pimc:k=2,rollout=greedy): ")
     assert words.endswith("on 1 thread(s), from a pilot of their first games")
     assert estimate([strong]) > 0
     assert [duration(s) for s in (0.4, 40, 720, 12_600)] == ["under 1 s", "40 s", "12 min", "3.5 h"]
+
+
+# --- ismcts ----------------------------------------------------------------------------------
+
+
+def test_the_tree_walks_as_the_reference_s():
+    """The kernel's tree (:mod:`.tree`) and the reference's (``Walk``, ``Node``) take the same
+    options, grow the same nodes and end on the same root option, on a made-up game: each
+    iteration a few seats decide among random subsets of six options (availability varies,
+    as an opponent's options do across determinizations), then a random seat (or nobody)
+    wins. The tree never holds more than its bound: the root and a node per iteration."""
+    from simulate.games.shedding import tree as trees
+
+    rng = np.random.default_rng(7)
+    budget = 300
+    table = np.zeros(trees.tree_words(budget), np.int64)
+    trees.reset(table, 700, 0)
+    root = reference_search.Node(seat=-1, parent=None)
+    stream = np.empty(RNG_STATE_SIZE, np.int64)
+    universe = np.arange(6)
+    actions = np.empty(search.MAX_OPTIONS, np.int64)
+    suits = np.full(search.MAX_OPTIONS, -1, np.int64)
+    chosen = []
+    for j in range(budget):
+        stream_init(stream, 1, 2, 3, j)
+        twin = Stream(1 | 2 << 32, 3, j)
+        trees.start(table)
+        walk = reference_search.Walk(root, 0.7)
+        for depth in range(6):
+            seat = depth % 3
+            if depth == 0:
+                open_ = universe[:4]  # the root's options never change
+            else:
+                open_ = np.sort(rng.choice(universe, size=rng.integers(2, 7), replace=False))
+            count = len(open_)
+            actions[:count] = open_
+            options = [(int(a), None) for a in open_]
+            o = trees.step(table, seat, 0, actions, suits, count, stream)
+            assert o == walk.step(seat, "choose", options, twin)
+            chosen.append(o)
+            if table[trees.T_CURRENT] < 0:
+                assert walk.out
+                break
+        winner = int(rng.integers(-1, 3))
+        trees.backpropagate(table, winner)
+        walk.backpropagate(winner)
+        assert table[trees.T_NODES] <= j + 2
+    actions[:4] = universe[:4]
+    best = trees.most_visited(table, 0, 0, actions, suits, 4)
+    visits = [root.children[(0, "choose", int(a), None)].visits for a in universe[:4]]
+    assert best == visits.index(max(visits)) and sum(visits) == budget
+    assert len(set(chosen)) > 3 and table[trees.T_NODES] > 4 * 6  # it grew beyond the root
+
+
+def test_ismcts_seats_never_depend_on_threads_or_chunks():
+    rules = preset("crazy-eights")
+    seats = ["ismcts:12", "greedy", "ismcts:k=9,c=1.5,rollout=uniform"]
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        serial = batch.play_random(rules, 3, seats, 5, 100, 40)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        parallel = batch.play_random(rules, 3, seats, 5, 100, 40)
+        rest = batch.play_random(rules, 3, seats, 5, 117, 23)
+    finally:
+        numba.set_num_threads(threads)
+    for key, column in serial.items():
+        np.testing.assert_array_equal(column, parallel[key], err_msg=key)
+        np.testing.assert_array_equal(column[17:], rest[key], err_msg=key)
+
+
+def test_a_worker_allocates_its_search_scratch_once_for_the_largest_tree():
+    from simulate.games.shedding import tree as trees
+    from simulate.games.shedding.kernel_layout import G_SIZE, S_SCRATCH
+
+    table = batch.rules_table(preset("crazy-eights"), 3)
+    sizes = {}
+    for seats in (
+        ["random"] * 3,
+        ["pimc:9", "random", "random"],
+        ["ismcts:9", "ismcts:700", "pimc:4000"],
+    ):
+        g = kernel.worker_scratch(table, batch.seat_arrays(seats, 3))[0]
+        sizes[seats[0]] = len(g) - G_SIZE
+        assert g[S_SCRATCH] == len(g) - G_SIZE
+    assert sizes == {
+        "random": 0,
+        "pimc:9": search.SC_SIZE,
+        "ismcts:9": search.SC_SIZE + trees.tree_words(700),
+    }
+    assert trees.tree_words(MAX_BUDGET) * 8 <= 300 * 1024  # the stated bound (docs)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ismcts", "strategy 'ismcts' needs a budget: ismcts:K, K iterations per decision"),
+        ("ismcts:0", "k (iterations per decision) must be a whole number from 1 to 4096"),
+        ("ismcts:k=8,c=-1", "c (the exploration constant) must be from 0 to 10, got -1"),
+        ("ismcts:k=8,c=nan", "c must be a finite number, got 'nan'"),
+        ("ismcts:k=8,depth=2", "unknown parameter 'depth'; known: k, c, rollout"),
+        ("pimc:k=8,c=1", "unknown parameter 'c'; known: k, rollout"),
+    ],
+)
+def test_bad_ismcts_parameters_are_refused(text, message):
+    with pytest.raises(CardsimError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse(text)
+
+
+def test_ismcts_specs_round_trip():
+    for text in ("ismcts:16", "ismcts:k=16,c=0.25", "ismcts:k=4,rollout=greedy,c=1.5"):
+        assert str(parse(text)) == text
+    assert parse("ismcts:k=16,c=0.7") == parse("ismcts:16")
+    assert parse("ismcts:k=16,c=0.70049").int_explore() == 700

@@ -24,9 +24,10 @@ and times whole runs on it against ``--threads`` on this machine (with and witho
 ``--records none``), the overhead per task and the bytes per game that cross the network
 (:mod:`simulate.runs.cluster.bench`).
 
-``--only search`` times the strong players: one ``pimc:K`` seat (K = 8, 32, 128) against
-three ``hold-wilds`` in four-seat Crazy Eights and Pis Yedili single deals, in searched
-decisions (two options or more) per second on one core and on every core.
+``--only search`` times the strong players: one ``pimc:K`` seat (K = 8, 32, 128) or
+``ismcts:K`` seat (K = 32, 128, 512) against three ``hold-wilds`` in four-seat Crazy Eights
+and Pis Yedili single deals, in searched decisions (two options or more) per second on one
+core and on every core.
 
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
@@ -547,28 +548,33 @@ def _run_time(game: str, extra, games: int, threads: int, folder: str) -> tuple[
     return wall, cpu / wall
 
 
-SEARCH_BUDGETS = (8, 32, 128)
-"""The budgets ``--only search`` times (``pimc:K`` against three ``hold-wilds``)."""
+SEARCHERS = {
+    "pimc:8": 8, "pimc:32": 32, "pimc:128": 128,
+    "ismcts:32": 8, "ismcts:128": 32, "ismcts:512": 128,
+}  # fmt: skip
+"""The strong players ``--only search`` times (against three ``hold-wilds``), each with
+its cost in ``pimc`` budgets (a decision of ``pimc:K`` plays about 4 K playouts, one of
+``ismcts:K`` K playouts)."""
 
 
 def search_rates(games: int, repeats: int, cores: int) -> None:
-    """Print the searched decisions per second of one ``pimc:K`` seat against three
-    ``hold-wilds`` (four-seat single deals), on one core and on ``cores``: the decisions
-    counted by :func:`.kernel.count_searches`, the time the median of ``repeats`` runs of
-    ``games // (1000 K)`` games (at least 20)."""
+    """Print the searched decisions per second of one strong seat (``SEARCHERS``) against
+    three ``hold-wilds`` (four-seat single deals), on one core and on ``cores``: the
+    decisions counted by :func:`.kernel.count_searches`, the time the median of ``repeats``
+    runs of ``games // (1000 cost)`` games (at least 20)."""
     from ..games.shedding.batch import rules_table, seat_arrays
     from ..games.shedding.kernel import count_searches
 
-    print(f"pimc:K in seat 0 against 3 hold-wilds, 4p single deals; {cores} threads = all cores")
+    print(f"one strong seat against 3 hold-wilds, 4p single deals; {cores} threads = all cores")
     print(
         f"{'game, budget':<24} {'decisions/game':>14} {'1 core (decisions/s)':>21} "
         f"{f'{cores} cores (decisions/s)':>22} {'ratio':>6}"
     )
     for name in ("crazy-eights", "pis-yedili"):
         rules = preset(name).with_overrides({"match_deals": None, "target_score": None})
-        for budget in SEARCH_BUDGETS:
-            seats = [f"pimc:{budget}"] + ["hold-wilds"] * 3
-            count = max(20, games // (1000 * budget))
+        for searcher, cost in SEARCHERS.items():
+            seats = [searcher] + ["hold-wilds"] * 3
+            count = max(20, games // (1000 * cost))
             table, strategies = rules_table(rules, 4), seat_arrays(seats, 4)
             decisions = count_searches(table, strategies, 1, 0, 0, count)  # compiles, counts
 
@@ -579,7 +585,7 @@ def search_rates(games: int, repeats: int, cores: int) -> None:
             many = median_rate(play, count, cores, repeats)
             per_game = decisions / count
             print(
-                f"{name + f', pimc:{budget}':<24} {per_game:>14.1f} {one * per_game:>21,.0f} "
+                f"{name + f', {searcher}':<24} {per_game:>14.1f} {one * per_game:>21,.0f} "
                 f"{many * per_game:>22,.0f} {many / one:>6.2f}"
             )
 

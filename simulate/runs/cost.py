@@ -45,8 +45,10 @@ def estimate_words(requests: Sequence[Request]) -> str | None:
     searching = searches(requests)
     if not searching:
         return None
+    took = duration(estimate(requests))
+    about = "" if took.startswith("under") else "about "
     return (
-        f"strong players ({', '.join(searching)}): about {duration(estimate(requests))} "
+        f"strong players ({', '.join(searching)}): {about}{took} "
         f"on {requests[0].threads} thread(s), from a pilot of their first games"
     )
 

@@ -1,10 +1,11 @@
-"""The strong players' differential grid: ``pimc`` seats on every rule variant of the
-shedding grid, and the reference's records over it.
+"""The strong players' differential grid: ``pimc`` and ``ismcts`` seats on every rule
+variant of the shedding grid, and the reference's records over it.
 
 ``make_differential.py search-grid`` plays every game with the reference (never the kernel)
 and stores its records; ``tests/test_search.py`` checks the kernel against all of them and
-plays a sample with the reference again. Small budgets (``pimc:2``, ``pimc:3``) keep the
-reference's rollouts affordable while every searched decision still compares options.
+plays a sample with the reference again. Small budgets (``pimc:2``, ``pimc:3``,
+``ismcts:16``, ``ismcts:8``) keep the reference's rollouts affordable while every searched
+decision still compares options (and ``ismcts``' trees grow past the root's children).
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ REFERENCE = ("simulate.games.shedding.reference",)
 GAMES = 8
 """Games per configuration."""
 SEED = 20261207
-SEARCHERS = ("pimc:2", "pimc:k=3,rollout=greedy", "pimc:k=2,rollout=uniform")
+SEARCHERS = (
+    "pimc:2",
+    "ismcts:16",
+    "pimc:k=3,rollout=greedy",
+    "ismcts:k=8,rollout=uniform,c=1.5",
+    "pimc:k=2,rollout=uniform",
+)
 SKIPPED = ("fifteen-players", "nine-players", "eight-players", "openspiel-6-decks")
 """Tables whose reference rollouts cost too much for a stored grid (long games, many seats)."""
 

@@ -136,8 +136,8 @@ StrategyOpt = Annotated[
     list[str] | None,
     typer.Option(
         help="Each seat's strategy in seat order (repeatable): random, uniform, first, greedy, "
-        "hold-wilds, attack, weighted:F=W,... (each takes :forget=P), or the strong player "
-        "pimc:K (default: random)."
+        "hold-wilds, attack, weighted:F=W,... (each takes :forget=P), or the strong players "
+        "pimc:K and ismcts:K (default: random)."
     ),
 ]
 SeatsOpt = Annotated[

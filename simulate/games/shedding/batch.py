@@ -37,7 +37,7 @@ from .strategies import parse
 
 def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> Strategies:
     """The kernel's view of the seats' strategies: a :class:`.kernel.Strategies`
-    ``(codes, forget, weights, user, budgets, rollouts, searcher)``.
+    ``(codes, forget, weights, user, budgets, rollouts, explore, searcher)``.
 
     ``strategies``: one per seat, names or specs (``"greedy"``, ``"random:forget=0.1"``,
     ``"weighted:points=1"``, a :class:`.strategies.StrategySpec`, or a user function).
@@ -60,9 +60,11 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
     weights = np.zeros((players, FEATURES), np.int64)
     budgets = np.zeros(players, np.int64)
     rollouts = np.zeros(players, np.int64)
+    explore = np.zeros(players, np.int64)
     for seat, spec in enumerate(specs):
         if spec.searches:  # its weights are its rollout policy's
             budgets[seat] = spec.budget
+            explore[seat] = spec.int_explore()
             policy = parse(spec.rollout)
             rollouts[seat] = _code(policy)
             spec = policy
@@ -70,7 +72,7 @@ def seat_arrays(strategies, players: int, forget: list[float] | None = None) -> 
             weights[seat] = spec.int_weights()
     user = user_cfunc(*functions.values()) if functions else no_user_strategy
     searcher = search_cfunc() if budgets.any() else no_search
-    return Strategies(codes, thresholds, weights, user, budgets, rollouts, searcher)
+    return Strategies(codes, thresholds, weights, user, budgets, rollouts, explore, searcher)
 
 
 def _code(spec) -> int:

@@ -102,6 +102,7 @@ from ...core.logs.events import (
 )
 from ...core.search_streams import SEARCH_STREAM
 from . import search as searching
+from . import tree as trees
 from .kernel_layout import (
     ANSWER,
     BLOCK,
@@ -189,6 +190,7 @@ from .kernel_layout import (
     S_DRAW_MASK,
     S_DRAWS,
     S_END,
+    S_EXPLORE,
     S_FINISH,
     S_FIRST,
     S_FORCED,
@@ -241,7 +243,9 @@ from .kernel_layout import (
     START_LEAD_CLUB,
     STATS,
     STRAT_FIRST,
+    STRAT_ISMCTS,
     STRAT_PIMC,
+    STRAT_TREE,
     STRAT_UNIFORM,
     STRAT_USER,
     STRAT_WEIGHTED,
@@ -312,6 +316,8 @@ class Strategies(NamedTuple):
     """int64[n]: each searching seat's rollouts per option (``pimc:K``); 0 for the others."""
     rollouts: np.ndarray
     """int64[n]: each searching seat's rollout policy's code (its weights in ``weights``)."""
+    explore: np.ndarray
+    """int64[n]: each ``ismcts`` seat's exploration constant (x ``EXPLORE_SCALE``)."""
     searcher: object
     """The searching seats' C callable (:func:`search_cfunc`), or
     :func:`.search.no_search` when no seat searches."""
@@ -432,13 +438,19 @@ def choose(
     ``extra``, ``drawn``). Inlined: :func:`_play` calls it from one place, for every
     decision of a game.
     """
-    if code >= STRAT_USER:  # a call out of the kernel (one test for both)
+    if code >= STRAT_USER:  # a call out of the kernel's own strategies (one test for all)
         if code == STRAT_USER:
             return _ask_user(g, seat, mask, may_draw, may_pass, user)
-        return _ask_search(
-            g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass,
-            mode, compulsory, extra, drawn, searcher,
-        )  # fmt: skip
+        if code != STRAT_TREE:
+            return _ask_search(
+                g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass,
+                mode, compulsory, extra, drawn, searcher,
+            )  # fmt: skip
+        if g[S_STRATEGY + seat] == STRAT_TREE:
+            return trees.decide(
+                g, seat, searching.CHOOSE, 0, mask, may_draw, may_pass, mode, stream
+            )
+        code = g[S_STRATEGY + seat]  # an ismcts iteration past its tree: the rollout policy
     if code == STRAT_UNIFORM:
         distinct = popcount(mask)
         k = distinct + np.int64(may_draw) + np.int64(may_pass)
@@ -521,6 +533,23 @@ def _ask_search(
         g.ctypes, seat, kind, card, mask, np.int64(may_draw), np.int64(may_pass),
         mode, np.int64(compulsory), extra, drawn,
     )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _ask_drawn(g, stream, seat, kind, card, mode, compulsory, extra, drawn, searcher):
+    """A searching seat's decision on a drawn ``card`` (``kind``: ``search.DRAWN``, play or
+    keep it; ``search.SUIT``, the suit it names): the card, or ``KEEP``. A seat of an
+    ``ismcts`` iteration decides in the tree, or past it as the rollout policy does."""
+    now = g[S_STRATEGY + seat]
+    if now == STRAT_TREE:
+        return trees.decide(g, seat, kind, card, 0, False, False, mode, stream)
+    if now < STRAT_PIMC:  # an ismcts iteration past its tree
+        if kind == searching.DRAWN and not play_drawn(now, stream):
+            return KEEP
+        return card
+    return _ask_search(
+        g, seat, kind, card, 0, False, False, mode, compulsory, extra, drawn, searcher
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -957,19 +986,19 @@ def _play(g, stream, seat, user, log, searcher):
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
-                        if code == STRAT_PIMC:
-                            kept = _ask_search(
-                                g, seat, searching.DRAWN, card, 0, False, False,
+                        if code >= STRAT_PIMC:
+                            kept = _ask_drawn(
+                                g, stream, seat, searching.DRAWN, card,
                                 mode, compulsory, extra, drawn, searcher,
                             )  # fmt: skip
                             if kept == KEEP:
                                 break
                         elif not play_drawn(code, stream):
                             break
-                    if code == STRAT_PIMC and g[S_NAMED] == 0:
+                    if code >= STRAT_PIMC and g[S_NAMED] == 0:
                         # A drawn card played without a choice: the suit a wild names.
-                        _ask_search(
-                            g, seat, searching.SUIT, card, 0, False, False,
+                        _ask_drawn(
+                            g, stream, seat, searching.SUIT, card,
                             mode, compulsory, extra, drawn, searcher,
                         )  # fmt: skip
             # --- play ``card`` (the reference's play_card)
@@ -1070,12 +1099,12 @@ def _search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, ext
     policy."""
     actions = sc[searching.SC_ACTIONS : searching.SC_SUITS]
     suits = sc[searching.SC_SUITS : searching.SC_WINS]
-    wins = sc[searching.SC_WINS : searching.SC_SIZE]
+    wins = sc[searching.SC_WINS : searching.SC_BASE]
     count = searching.options(g, kind, card, mask, may_draw, may_pass, mode, actions, suits)
     best = 0
     if count > 1:
         base = sc[searching.SC_BASE : searching.SC_COPY]
-        copy = sc[searching.SC_COPY : searching.SC_STREAM]
+        copy = sc[searching.SC_COPY : searching.SC_SIZE]
         stream = sc[searching.SC_STREAM : searching.SC_SAVED]
         saved = sc[searching.SC_SAVED : searching.SC_POOL]
         pool = sc[searching.SC_POOL : searching.SC_ACTIONS]
@@ -1108,12 +1137,57 @@ def _search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, ext
     return actions[best]
 
 
+@njit(cache=True, _nrt=False)
+def _ismcts(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn, sc):
+    """An ``ismcts`` seat's decision (see :mod:`.tree`), with :func:`_search`'s arguments
+    and answer; ``sc``: the search's scratch and the tree
+    (int64[search.SC_SIZE + tree.tree_words(K)]). An iteration is :func:`_play` on a
+    determinized copy, its seats deciding in the tree (code ``STRAT_TREE``, through
+    :func:`choose`) until it adds a node, then playing the rollout policy."""
+    actions = sc[searching.SC_ACTIONS : searching.SC_SUITS]
+    suits = sc[searching.SC_SUITS : searching.SC_WINS]
+    count = searching.options(g, kind, card, mask, may_draw, may_pass, mode, actions, suits)
+    best = 0
+    if count > 1:
+        copy = sc[searching.SC_COPY :]
+        tree = copy[G_SIZE:]
+        stream = sc[searching.SC_STREAM : searching.SC_SAVED]
+        pool = sc[searching.SC_POOL : searching.SC_ACTIONS]
+        game = search_game(g[S_GAME_NO], g[S_STREAM_NO], g[S_DECISIONS])
+        g[S_DECISIONS] += 1
+        for i in range(G_SIZE):  # the rules and tables once; copy_state does the rest
+            copy[i] = g[i]
+        searching.share_weights(copy, seat)
+        trees.reset(tree, g[S_EXPLORE + seat], g[S_ROLLOUT + seat])
+        for j in range(g[S_BUDGET + seat]):
+            searching.copy_state(copy, g)
+            stream_init(stream, g[S_KEY0], g[S_KEY1], game, SEARCH_STREAM + j)
+            searching.determinize(copy, seat, stream, pool)
+            searching.set_rollout(copy, seat, mode, compulsory, extra, drawn)
+            trees.start(tree)
+            o = trees.step(tree, seat, kind, actions, suits, count, stream)
+            if tree[trees.T_CURRENT] >= 0:
+                trees.enter(copy)
+            copy[S_FORCED] = actions[o]
+            copy[S_NAMED] = suits[o] + 1
+            _play(copy, stream, seat, None, None, None)
+            trees.backpropagate(tree, copy[S_WINNER])
+        best = trees.most_visited(tree, seat, kind, actions, suits, count)
+    g[S_NAMED] = suits[best] + 1
+    return actions[best]
+
+
 def _search_entry(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, extra, drawn):
     # The search's scratch follows the game's in the worker's array (``S_SCRATCH`` words).
-    words = carray(g, G_SIZE)[S_SCRATCH]
-    sc = carray(g, G_SIZE + words)[G_SIZE:]
+    game = carray(g, G_SIZE)
+    sc = carray(g, G_SIZE + game[S_SCRATCH])[G_SIZE:]
+    if game[S_STRATEGY + seat] == STRAT_ISMCTS:
+        return _ismcts(
+            game, seat, kind, card, mask, may_draw != 0, may_pass != 0,
+            mode, compulsory != 0, extra, drawn, sc,
+        )  # fmt: skip
     return _search(
-        carray(g, G_SIZE), seat, kind, card, mask, may_draw != 0, may_pass != 0,
+        game, seat, kind, card, mask, may_draw != 0, may_pass != 0,
         mode, compulsory != 0, extra, drawn, sc,
     )  # fmt: skip
 
@@ -1190,6 +1264,7 @@ def _prepare(g, table, strategies):
         g[S_FORGET + seat] = strategies.forget[seat]
         g[S_BUDGET + seat] = strategies.budgets[seat]
         g[S_ROLLOUT + seat] = strategies.rollouts[seat]
+        g[S_EXPLORE + seat] = strategies.explore[seat]
         for feature in range(FEATURES):
             g[G_WEIGHTS + seat * FEATURES + feature] = strategies.weights[seat, feature]
     for i in range(MAX_PLAYERS * DECK):
@@ -1348,13 +1423,27 @@ def _narrow(stats, seats, small, counts, left, points, score, row):
         score[row, seat] = seats[0, 2, seat]
 
 
+@njit(cache=True, _nrt=False)
+def scratch_words(codes, budgets):
+    """The words a worker's scratch needs past ``G_SIZE`` for its searching seats (a budget
+    above 0): a search's scratch, then a tree as large as the largest ``ismcts`` budget's;
+    none when no seat searches. Allocated once per worker thread, with ``g``."""
+    words = 0
+    for seat in range(budgets.shape[0]):
+        if budgets[seat] > 0:
+            words = max(words, searching.SC_SIZE)
+        if codes[seat] == STRAT_ISMCTS:
+            words = max(words, searching.SC_SIZE + trees.tree_words(budgets[seat]))
+    return np.int64(words)
+
+
 @njit(cache=True)
 def worker_scratch(table, strategies):
     """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run, then
     the searching seats' scratch, :func:`.search.scratch_words`), its
     random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
     for :func:`play_game` to write and :func:`_narrow` to copy."""
-    g = np.empty(G_SIZE + searching.scratch_words(strategies.budgets), np.int64)
+    g = np.empty(G_SIZE + scratch_words(strategies.codes, strategies.budgets), np.int64)
     _prepare(g, table, strategies)
     stream = np.empty(RNG_STATE_SIZE, np.int64)
     return g, stream, np.empty((1, STATS), np.int64), np.empty((1, 3, table.players), np.int64)

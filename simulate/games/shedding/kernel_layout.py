@@ -25,9 +25,16 @@ hand size and deficit take LANES words, so that a mark reads and writes them who
 MAX_DECKS = 8
 MAX_CARDS = DECK * MAX_DECKS
 
-STRATEGY_CODES = {"random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4, "pimc": 5}
+STRATEGY_CODES = {
+    "random": 0, "uniform": 1, "first": 2, "weighted": 3, "user": 4, "pimc": 5, "ismcts": 6,
+}  # fmt: skip
 """Strategy codes; ``greedy``, ``hold-wilds`` and ``attack`` are ``weighted`` (their weights)."""
-STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER, STRAT_PIMC = range(6)
+STRAT_RANDOM, STRAT_UNIFORM, STRAT_FIRST, STRAT_WEIGHTED, STRAT_USER, STRAT_PIMC, STRAT_ISMCTS = (
+    range(7)
+)
+STRAT_TREE = 7
+"""A seat of an ``ismcts`` iteration that decides in the tree (:mod:`.tree`); the codes from
+``STRAT_USER`` up call out of the kernel's own strategies (:func:`.kernel.choose`)."""
 
 # End codes: indices into reference.END_REASONS; and a user strategy's invalid choice, which
 # stops the game (the caller raises an error).
@@ -134,13 +141,15 @@ S_WILD_MASK = S_N + 2
 S_DRAW_MASK = S_N + 3
 S_STRATEGY = S_N + 4
 S_FORGET = S_STRATEGY + MAX_PLAYERS
-# A searching seat's rollouts per option and rollout policy's code (its weights are the
-# seat's ``G_WEIGHTS``); the game's stream (seed words, game, stream id: set by each deal);
-# and where a rollout's copy resumes (the turn's mode, compulsory play, extra plays made,
-# cards drawn, and the forced first decision).
+# A searching seat's budget (rollouts per option, or iterations), its rollout policy's code
+# (its weights are the seat's ``G_WEIGHTS``) and ismcts' exploration constant; the game's
+# stream (seed words, game, stream id: set by each deal); and where a rollout's copy
+# resumes (the turn's mode, compulsory play, extra plays made, cards drawn, and the forced
+# first decision).
 S_BUDGET = S_FORGET + MAX_PLAYERS
 S_ROLLOUT = S_BUDGET + MAX_PLAYERS
-S_KEY0 = S_ROLLOUT + MAX_PLAYERS
+S_EXPLORE = S_ROLLOUT + MAX_PLAYERS  # ismcts: c x strategies.EXPLORE_SCALE
+S_KEY0 = S_EXPLORE + MAX_PLAYERS
 S_KEY1 = S_KEY0 + 1
 S_GAME_NO = S_KEY0 + 2
 S_STREAM_NO = S_KEY0 + 3

@@ -85,30 +85,20 @@ def no_search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, e
 MAX_OPTIONS = DECK * 4 + 2
 """Every identity once per suit, drawing and passing."""
 
-# A search's scratch (past ``G_SIZE`` in a worker's ``g``): the determinized state, a
-# rollout's copy, the rollout stream and its state after the determinization, the pool of
-# unseen cards, and the options (action, suit) with their wins.
-SC_BASE = 0
-SC_COPY = SC_BASE + G_SIZE
-SC_STREAM = SC_COPY + G_SIZE
+# A search's scratch (past ``G_SIZE`` in a worker's ``g``): the rollout stream and its state
+# after the determinization, the pool of unseen cards, the options (action, suit) with
+# their wins, the determinized state and a rollout's copy; ``ismcts``' tree follows the copy
+# (:mod:`.tree`: a seat deciding in the tree finds it past its copy of the game).
+SC_STREAM = 0
 SC_SAVED = SC_STREAM + RNG_STATE_SIZE
 SC_POOL = SC_SAVED + RNG_STATE_SIZE
 SC_ACTIONS = SC_POOL + MAX_CARDS
 SC_SUITS = SC_ACTIONS + MAX_OPTIONS
 SC_WINS = SC_SUITS + MAX_OPTIONS
-SC_SIZE = SC_WINS + MAX_OPTIONS
-"""int64 words of a search's scratch (about 40 KB, whatever the budget)."""
-
-
-@njit(cache=True, _nrt=False)
-def scratch_words(budgets):
-    """The words a worker's scratch needs past ``G_SIZE`` for its searching seats (a budget
-    above 0): a search's scratch, or nothing when no seat searches. Allocated once per
-    worker thread, with ``g`` (:func:`.kernel.worker_scratch`)."""
-    for budget in budgets:
-        if budget > 0:
-            return np.int64(SC_SIZE)
-    return np.int64(0)
+SC_BASE = SC_WINS + MAX_OPTIONS
+SC_COPY = SC_BASE + G_SIZE
+SC_SIZE = SC_COPY + G_SIZE
+"""int64 words of a search's scratch before the tree (about 40 KB, whatever the budget)."""
 
 
 @njit(cache=True, _nrt=False)

@@ -38,13 +38,20 @@ BUILT_IN_WEIGHTS = {
 
 RANDOMISED = ("random", "uniform")
 DETERMINISTIC = ("first", *BUILT_IN_WEIGHTS, "weighted")
-SEARCHES = ("pimc",)
-"""Strong players: they search the game by rollouts (see :mod:`.search`)."""
+SEARCHES = ("pimc", "ismcts")
+"""Strong players: they search the game by rollouts (:mod:`.search`, :mod:`.tree`)."""
 NAMES = (*RANDOMISED, *DETERMINISTIC, *SEARCHES)
 ROLLOUT_POLICIES = ("random", "uniform", "first", *BUILT_IN_WEIGHTS)
 """What every seat plays in a search's rollouts."""
 MAX_BUDGET = 4096
-"""The most rollouts per option (``pimc:K``) a search may take."""
+"""The most rollouts per option (``pimc:K``) or iterations (``ismcts:K``) a search may take
+(an ``ismcts`` tree holds K + 1 nodes: 4,097 nodes, 256 KiB a thread at most)."""
+DEFAULT_EXPLORE = 0.7
+"""``ismcts``' exploration constant c in UCB1 (rewards are wins, 0 or 1), the value of
+Cowling, Powley and Whitehouse (2012)."""
+MAX_EXPLORE = 10.0
+EXPLORE_SCALE = 1000
+"""The exploration constant is rounded to thousandths (the kernel keeps it as an integer)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,8 @@ class StrategySpec:
     """A search's rollouts per option and determinization (``pimc:K``); 0 for the others."""
     rollout: str = ""
     """A search's rollout policy (``ROLLOUT_POLICIES``); empty for the others."""
+    explore: float = 0.0
+    """``ismcts``' exploration constant c; 0 for the others."""
 
     @property
     def searches(self) -> bool:
@@ -70,6 +79,10 @@ class StrategySpec:
     def weighted(self) -> bool:
         return bool(self.weights)
 
+    def int_explore(self) -> int:
+        """The exploration constant as the kernel and the reference use it (x 1000)."""
+        return round(self.explore * EXPLORE_SCALE)
+
     def int_weights(self) -> tuple[int, ...]:
         """The weights as the kernel and the reference score with them."""
         return tuple(round(w * WEIGHT_SCALE) for w in self.weights)
@@ -78,9 +91,12 @@ class StrategySpec:
         if self.name == "user":
             return f"user:{getattr(self.function, '__name__', 'strategy')}"
         if self.searches:
-            if self.rollout == "random":
+            params = [f"rollout={self.rollout}"] * (self.rollout != "random")
+            if self.name == "ismcts" and self.explore != DEFAULT_EXPLORE:
+                params.append(f"c={_number(self.explore)}")
+            if not params:
                 return f"{self.name}:{self.budget}"
-            return f"{self.name}:k={self.budget},rollout={self.rollout}"
+            return f"{self.name}:k={self.budget}," + ",".join(params)
         params = []
         if self.name == "weighted":
             params += [
@@ -142,11 +158,14 @@ def parse(text: str) -> StrategySpec:
 
 
 def _parse_search(text: str, name: str, rest: str) -> StrategySpec:
-    """``pimc:32`` (shorthand for ``pimc:k=32``), ``pimc:k=32,rollout=greedy``."""
+    """``pimc:32`` (shorthand for ``pimc:k=32``), ``pimc:k=32,rollout=greedy``,
+    ``ismcts:64``, ``ismcts:k=64,c=0.5``."""
     rest = rest.strip()
     if rest and "=" not in rest:
         rest = f"k={rest}"
-    budget, rollout = None, "random"
+    what = "rollouts per option" if name == "pimc" else "iterations per decision"
+    known = "k, rollout" if name == "pimc" else "k, c, rollout"
+    budget, rollout, explore = None, "random", DEFAULT_EXPLORE if name == "ismcts" else 0.0
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = (part.strip() for part in item.partition("="))
         if not sep:
@@ -154,7 +173,7 @@ def _parse_search(text: str, name: str, rest: str) -> StrategySpec:
         if key == "k":
             if not value.isdigit() or not 1 <= int(value) <= MAX_BUDGET:
                 raise CardsimError(
-                    f"strategy '{text}': k (rollouts per option) must be a whole number "
+                    f"strategy '{text}': k ({what}) must be a whole number "
                     f"from 1 to {MAX_BUDGET}, got '{value}'"
                 )
             budget = int(value)
@@ -165,14 +184,22 @@ def _parse_search(text: str, name: str, rest: str) -> StrategySpec:
                     f"known: {', '.join(ROLLOUT_POLICIES)}"
                 )
             rollout = value
+        elif key == "c" and name == "ismcts":
+            number = _as_number(text, key, value)
+            if not 0 <= number <= MAX_EXPLORE:
+                raise CardsimError(
+                    f"strategy '{text}': c (the exploration constant) must be from 0 to "
+                    f"{MAX_EXPLORE:g}, got {value}"
+                )
+            explore = round(number * EXPLORE_SCALE) / EXPLORE_SCALE
         else:
-            raise CardsimError(f"strategy '{text}': unknown parameter '{key}'; known: k, rollout")
+            raise CardsimError(f"strategy '{text}': unknown parameter '{key}'; known: {known}")
     if budget is None:
         raise CardsimError(
-            f"strategy '{text}' needs a budget: {name}:K, K rollouts per option "
+            f"strategy '{text}' needs a budget: {name}:K, K {what} "
             f"from 1 to {MAX_BUDGET} (e.g. {name}:32)"
         )
-    return StrategySpec(name, 0.0, (), budget=budget, rollout=rollout)
+    return StrategySpec(name, 0.0, (), budget=budget, rollout=rollout, explore=explore)
 
 
 def _as_number(text: str, key: str, value: str) -> float:
