@@ -12,6 +12,8 @@ tense to the end, and does it reward skill? Each measure with its 95% interval.
 ``skill``                  the win share of one seat of a skilled strategy against
                            ``random`` opponents, rotated over the seats on the same deals,
                            minus 1/n (restricted play); 0 for a game without choices
+``forced_share``           the share of decision points with one option (shedding games)
+``branching``              options per decision with two or more (the branching factor)
 =========================  ==================================================================
 
 In match play the win shares (first seat, spread) are of the matches (match winners, a
@@ -61,6 +63,7 @@ from simulate.core.measures import MEASURES
 from simulate.core.skill import DEFAULT_SKILL, SKILL_FOLDER
 from simulate.core.skill import OPPONENT as SKILL_OPPONENT
 from simulate.games.spec import GameSpec
+from simulate.runs.folder.aggregates import DECISION_COLUMNS, LEFT, POINTS, decision_columns
 from simulate.runs.folder.distribution import Distribution
 
 DEFINITIONS: dict[str, str] = {
@@ -95,6 +98,16 @@ DEFINITIONS: dict[str, str] = {
         "the win share of one seat of the skilled strategy against random opponents, rotated "
         "over the seats on the same deals, minus 1/n; 95% normal interval over deals; 0 by "
         "definition for a game without choices"
+    ),
+    "forced_share": (
+        "the share of decision points (every seat's) at which the rules left one option; "
+        "95% normal interval of the ratio of the games' sums"
+    ),
+    "branching": (
+        "the mean number of options at a decision point with two or more (each distinct "
+        "legal card, a wild once per suit it may name, drawing, passing, playing or keeping "
+        "a drawn card): the branching factor; 95% normal interval of the ratio of the games' "
+        "sums"
     ),
 }
 
@@ -149,11 +162,13 @@ class BalanceCounts:
         self.unended = tuple(spec.unended)
         self.has_leads = "lead_changes" in columns
         self.has_behind = "winner_behind" in columns
+        self.has_choices = all(name in columns for name in DECISION_COLUMNS)
         wanted = ["winner", self.length]
         wanted += [lead] if lead else []
         wanted += ["end"] if self.unended else []
         wanted += ["lead_changes"] if self.has_leads else []
         wanted += ["winner_behind"] if self.has_behind else []
+        wanted += list(DECISION_COLUMNS) if self.has_choices else []
         self.columns = tuple(dict.fromkeys(wanted))
         self.n = 0
         self.wins = np.zeros(players, np.int64)
@@ -161,6 +176,9 @@ class BalanceCounts:
         self.lengths = Distribution.empty()
         self.leads = Distribution.empty()
         self.comebacks = 0
+        # Per game: decisions, forced, options and the two derived counts that give their
+        # products (simulate.runs.folder.aggregates.POINTS, LEFT).
+        self.choices = dict.fromkeys((*DECISION_COLUMNS, POINTS, LEFT), Distribution.empty())
 
     def from_aggregates(self, view) -> None:
         """What :meth:`update` over every game gives, from an aggregate-only run
@@ -176,6 +194,8 @@ class BalanceCounts:
             self.leads = view.dist("lead_changes", ended)
         if self.has_behind:
             self.comebacks = view.dist("winner_behind", won).count_above(COMEBACK_CARDS - 1)
+        if self.has_choices:
+            self.choices = {name: view.dist(name, view.keys) for name in self.choices}
 
     def update(self, batch: Batch) -> None:
         winner = batch["winner"].astype(np.int64)
@@ -193,6 +213,11 @@ class BalanceCounts:
         if self.has_behind:
             behind = batch["winner_behind"] >= COMEBACK_CARDS
             self.comebacks += int(np.count_nonzero(behind & won))
+        if self.has_choices:
+            counts = {name: batch[name] for name in DECISION_COLUMNS}
+            counts.update(decision_columns(counts))
+            for name, values in counts.items():
+                self.choices[name] = self.choices[name] + Distribution.of(values)
 
     def merge(self, other: BalanceCounts) -> None:
         """Add ``other``'s counts (an accumulator built alike, fed other games)."""
@@ -202,6 +227,7 @@ class BalanceCounts:
         self.lengths = self.lengths + other.lengths
         self.leads = self.leads + other.leads
         self.comebacks += other.comebacks
+        self.choices = {name: d + other.choices[name] for name, d in self.choices.items()}
 
 
 PAIRED_MEASURES = ("first_seat_advantage", "decisive", "turns", "lead_changes", "comebacks")
@@ -336,6 +362,36 @@ class SkillCounts:
         return p, math.sqrt(spread / (clusters * (clusters - 1))) / mean_m
 
 
+def _choice_measures(choices: dict[str, Distribution]) -> dict[str, tuple[float, float, float]]:
+    """``forced_share`` and ``branching``, each the ratio of two per-game sums with its 95%
+    normal interval (the ratio estimator's variance over games). The products of a game's
+    counts come from the derived counts: decisions × forced from ``(d + f)²``, decisions ×
+    options from ``(o - d)²``; so the records and an aggregate-only run give the same."""
+    d, f, o = (choices[name] for name in DECISION_COLUMNS)
+    points, left = choices[POINTS], choices[LEFT]
+    df = (points.squares - d.squares - f.squares) / 2
+    do = (o.squares + d.squares - left.squares) / 2
+    return {
+        "forced_share": _ratio(
+            f.total, points.total, f.squares, f.squares + df, points.squares, d.n, (0.0, 1.0)
+        ),
+        "branching": _ratio(o.total, d.total, o.squares, do, d.squares, d.n, (0.0, math.inf)),
+    }
+
+
+def _ratio(sy, sx, syy, sxy, sxx, n, bounds) -> tuple[float, float, float]:
+    """``Σy / Σx`` over ``n`` games with its 95% interval (kept within ``bounds``): the
+    ratio estimator, ``se = sqrt(Σ(y - r x)² / (n (n - 1))) / mean(x)``."""
+    if not sx:
+        return _NAN, _NAN, _NAN
+    r = sy / sx
+    if n < 2:
+        return r, _NAN, _NAN
+    spread = max(syy - 2 * r * sxy + r * r * sxx, 0.0)
+    half = _Z * math.sqrt(spread / (n * (n - 1))) / (sx / n)
+    return r, max(r - half, bounds[0]), min(r + half, bounds[1])
+
+
 def _moments(w: np.ndarray, m: np.ndarray) -> np.ndarray:
     """``(clusters, Σw, Σm, Σw², Σwm, Σm²)`` of clusters with ``w`` wins in ``m`` records."""
     w, m = w.astype(float), m.astype(float)
@@ -406,6 +462,8 @@ def measures_from_counts(
             counts.comebacks / counts.n,
             *wilson_interval(counts.comebacks, counts.n),
         )
+    if counts.has_choices and counts.choices["decisions"].n:
+        rows.update(_choice_measures(counts.choices))
     if not spec.takes_strategies:
         rows["skill"] = (0.0, 0.0, 0.0)
     elif skill is not None:

@@ -196,8 +196,10 @@ def _target(aim: dict) -> str:
     return fmt_num(target, 2)
 
 
-_SHARE_MEASURES = ("first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill")
-_PERCENT_MEASURES = ("decisive", "comebacks")
+_SHARE_MEASURES = (
+    "first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill", "forced_share",
+)  # fmt: skip
+_PERCENT_MEASURES = ("decisive", "comebacks", "forced_share")
 
 
 def _join(parts: Sequence[str]) -> str:

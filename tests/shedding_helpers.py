@@ -23,6 +23,9 @@ def kernel_records(columns) -> list[reference.SheddingRecord]:
             first_seat=rows["first_seat"][i],
             lead_changes=rows["lead_changes"][i],
             winner_behind=rows["winner_behind"][i],
+            decisions=rows["decisions"][i],
+            forced=rows["forced"][i],
+            options=rows["options"][i],
             **{key: tuple(rows[key][i]) for key in seats},
         )
         for i in range(len(rows["winner"]))

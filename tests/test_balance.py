@@ -40,6 +40,7 @@ from simulate.app.commands.verify import verify_run
 from simulate.app.studies.file import load_study
 from simulate.app.studies.sweep import plan_sweep
 from simulate.core.errors import CardsimError
+from simulate.core.measures import CHOICE_MEASURES
 from simulate.games.registry import resolve_game
 
 BMN = resolve_game("bmn").spec
@@ -80,9 +81,10 @@ def bmn_games() -> pd.DataFrame:
 def test_each_measure_of_a_hand_counted_table():
     games = bmn_games()
     table = balance_measures(games, spec=BMN, players=2)
-    assert list(table.index) == list(MEASURES)
+    # Beggar-My-Neighbour has no decision points: every measure but theirs.
+    assert list(table.index) == [name for name in MEASURES if name not in CHOICE_MEASURES]
     assert list(table.columns) == ["value", "lo", "hi", "definition"]
-    assert table["definition"].to_dict() == DEFINITIONS
+    assert table["definition"].to_dict() == {name: DEFINITIONS[name] for name in table.index}
     value = table["value"]
     # Seat 0 won deals 0, 1, 3, 6, 7; seat 1 deals 2, 5, 8; two deals had no winner.
     assert value["first_seat_advantage"] == pytest.approx(5 / 10 - 1 / 2)
@@ -103,9 +105,40 @@ def test_each_measure_of_a_hand_counted_table():
     assert value["comebacks"] == pytest.approx(4 / 10)  # behind by 3, 5, 3 and 4 cards
     # No choices: skill is 0 exactly.
     assert table.loc["skill", ["value", "lo", "hi"]].tolist() == [0.0, 0.0, 0.0]
-    for name in MEASURES[:-1]:
+    for name in table.index.drop("skill"):
         row = table.loc[name]
         assert row.lo <= row.value <= row.hi, name
+
+
+def test_decision_measures_are_ratios_of_the_games_sums():
+    """forced_share and branching from a hand-made table of three counters: the ratio of
+    the sums, and the ratio estimator's interval computed here directly from the games."""
+    rng = np.random.default_rng(3)
+    n = 400
+    decisions = rng.integers(5, 40, n)
+    forced = rng.integers(0, 30, n) + decisions // 3  # correlated with decisions
+    options = decisions * 2 + rng.integers(0, 50, n)
+    games = pd.DataFrame(
+        {
+            "winner": rng.integers(-1, 3, n).astype(np.int8),
+            "end": pd.Categorical(["out"] * n),
+            "turns": (decisions + forced).astype(np.int32),
+            "decisions": decisions.astype(np.int32),
+            "forced": forced.astype(np.int32),
+            "options": options.astype(np.int32),
+        }
+    )
+    table = balance_measures(games, spec=resolve_game("crazy-eights").spec, players=3)
+    for name, y, x in (
+        ("forced_share", forced, decisions + forced),
+        ("branching", options, decisions),
+    ):
+        r = y.sum() / x.sum()
+        se = np.sqrt(((y - r * x) ** 2).sum() / (n * (n - 1))) / x.mean()
+        assert table.loc[name, "value"] == pytest.approx(r, rel=1e-12)
+        assert table.loc[name, ["lo", "hi"]].tolist() == pytest.approx(
+            [r - 1.959963984540054 * se, r + 1.959963984540054 * se], rel=1e-9
+        )
 
 
 def test_balance_csv_reads_back_as_written(tmp_path):

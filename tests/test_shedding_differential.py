@@ -72,6 +72,9 @@ def test_kernel_matches_stored_reference_records(config, stored):
                 "reshuffles",
                 "lead_changes",
                 "winner_behind",
+                "decisions",
+                "forced",
+                "options",
             )
         },
         "cards_left": (np.int16, (GAMES, players)),

@@ -217,7 +217,7 @@ def measure_cells(table: pd.DataFrame, length: str) -> list[list[str]]:
 
 
 _POINTS = ("first_seat_advantage", "skill")
-_SHARES = ("decisive", "comebacks")
+_SHARES = ("decisive", "comebacks", "forced_share")
 
 
 def _digits(lo: float, hi: float) -> int:
@@ -238,6 +238,8 @@ def _value(name: str, row, length: str) -> str:
         return fmt_quantity(row.value, singular(length))
     digits = _digits(row.lo, row.hi)
     text = f"{row.value:,.{digits}f}"
+    if name == "branching":
+        return f"{text} options"
     return text if name == "lead_changes" else f"{text} {length}"
 
 

@@ -10,10 +10,18 @@ MEASURES: tuple[str, ...] = (
     "lead_changes",
     "comebacks",
     "skill",
+    "forced_share",
+    "branching",
 )
 
+CHOICE_MEASURES: tuple[str, ...] = ("forced_share", "branching")
+"""The measures of the decision points (``decisions``, ``forced``, ``options`` columns): the
+shedding games' only (Beggar-My-Neighbour has no decision points)."""
 
-SHARES: tuple[str, ...] = ("first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill")
+
+SHARES: tuple[str, ...] = (
+    "first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill", "forced_share",
+)  # fmt: skip
 """The measures that are shares (or a share minus the fair 1/n): fractions of 1, written in
 points (1 pt = 0.01)."""
 NEGLIGIBLE_SHARE = 0.5
@@ -42,6 +50,6 @@ def measure_range(name: str, players: int) -> tuple[float, float, str]:
             1 - fair,
             f"a share minus the fair 1/{players}, from {-fair:.4g} to {1 - fair:.4g}",
         )
-    if name in ("seat_spread", "decisive", "comebacks"):
+    if name in ("seat_spread", "decisive", "comebacks", "forced_share"):
         return 0.0, 1.0, "a share from 0 to 1 (0.4 is 40%)"
     return 0.0, float("inf"), "a length or a count, at least 0"

@@ -7,7 +7,8 @@ Each step is a kernel over the chunk's rows adding into small device arrays:
 
 1. each row's group, ``(end, winner, finish_rank)`` as one int32, and the rows per group
    (back: one int32 per possible group);
-2. for every integer column the CPU counts (the records' own, and ``others_score``, derived
+2. for every integer column the CPU counts (the records' own, and ``others_score``,
+   ``decision_points`` and ``options_left``, derived
    row by row on the device), its least and greatest value, then its histogram per group
    present (back: the bins that counted something, a place and a count each, or every bin
    where that is fewer bytes); a block's histogram is kept in shared memory when it fits,
@@ -69,7 +70,7 @@ def reduce_on_device(
     the row that completes a count), ``rows`` (the candidate rows copied back, int64, from
     0 at the chunk's first game), ``fallback`` (whether every record was copied back
     instead) and ``record_bytes`` (what copying every record back takes)."""
-    from .folder.aggregates import OTHERS, aggregate_games
+    from .folder.aggregates import DECISION_COLUMNS, LEFT, OTHERS, POINTS, aggregate_games
 
     stats = {} if stats is None else stats
     records = sum(array.nbytes for array, _ in chunk.arrays.values())
@@ -87,6 +88,14 @@ def reduce_on_device(
             seat = np.int64(int(name.removeprefix("score_")))
             _others[device.grid](columns[name], chunk.keys["winner"], seat, total)
         columns[OTHERS] = total
+    if all(name in columns for name in DECISION_COLUMNS):  # as the CPU's decision_columns
+        for name, (a, b, sign) in {
+            POINTS: ("decisions", "forced", 1),
+            LEFT: ("options", "decisions", -1),
+        }.items():
+            out = cuda.to_device(np.zeros(n, np.int64))
+            _combine[device.grid](columns[a], columns[b], np.int64(sign), out)
+            columns[name] = out
     counted = {name: reduction.count(values) for name, values in columns.items()}
     groups = reduction.groups(counted, rotation)
 
@@ -265,19 +274,21 @@ class _Groups:
         column (``rotation``'s: the constant seating of the chunk)."""
         from simulate.runs.folder.distribution import Distribution
 
-        from .folder.aggregates import OTHERS
+        from .folder.aggregates import LEFT, OTHERS, POINTS
 
+        derived = (OTHERS, POINTS, LEFT)  # after the records' columns, as the CPU's
         groups = {}
         for i, key in enumerate(self.keys):
             value = {"n": int(self.sizes[i])}
             for name, (low, counts) in counted.items():
-                if name != OTHERS:
+                if name not in derived:
                     value[name] = Distribution.from_bins(low, counts[i])
             if rotation is not None:
                 value["rotation"] = Distribution.from_bins(rotation, np.array([self.sizes[i]]))
-            if OTHERS in counted:
-                low, counts = counted[OTHERS]
-                value[OTHERS] = Distribution.from_bins(low, counts[i])
+            for name in derived:
+                if name in counted:
+                    low, counts = counted[name]
+                    value[name] = Distribution.from_bins(low, counts[i])
             groups[key] = value
         return groups
 
@@ -381,6 +392,14 @@ def _others(score, winner, seat, total):
     while i < total.shape[0]:
         if np.int64(winner[i]) != seat:
             total[i] += np.int64(score[i])
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _combine(a, b, sign, out):
+    i = cuda.grid(1)
+    while i < out.shape[0]:
+        out[i] = np.int64(a[i]) + sign * np.int64(b[i])
         i += cuda.gridsize(1)
 
 

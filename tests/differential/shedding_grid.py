@@ -284,7 +284,7 @@ def stored_columns(rows: pa.Table, players: int) -> dict[str, np.ndarray]:
     columns["end"] = np.asarray([reference.END_REASONS.index(e) for e in frame["end"]], np.int8)
     for key in ("turns", "plays", "draws", "passes", "wilds", "reshuffles"):
         columns[key] = np.asarray(frame[key], np.int32)
-    for key in ("lead_changes", "winner_behind"):
+    for key in ("lead_changes", "winner_behind", "decisions", "forced", "options"):
         columns[key] = np.asarray(frame[key], np.int32)
     columns["cards_left"] = np.asarray(frame["cards_left"], np.int16).reshape(-1, players)
     for key in ("points", "score"):

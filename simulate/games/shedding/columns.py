@@ -2,7 +2,7 @@
 
 The kernels narrow each game's record straight into one narrow, contiguous column per
 field, so that Arrow wraps the columns without copying them: the int8 fields are the rows
-of one int8[4, G] block, the int32 counts the rows of one int32[8, G] block, and the
+of one int8[4, G] block, the int32 counts the rows of one int32[11, G] block, and the
 per-seat fields are [G, n] arrays in Fortran order (``column[:, seat]`` is contiguous).
 """
 
@@ -15,11 +15,14 @@ from .kernel import Outputs
 from .kernel_layout import (
     BYTE_FIELDS,
     COUNT_FIELDS,
+    O_DECISIONS,
     O_DRAWS,
     O_END,
     O_FINISH,
     O_FIRST,
+    O_FORCED,
     O_LEAD_CHANGES,
+    O_OPTIONS,
     O_PASSES,
     O_PLAYS,
     O_RESHUFFLES,
@@ -42,6 +45,9 @@ _FIELD_NAMES = {
     O_RESHUFFLES: "reshuffles",
     O_LEAD_CHANGES: "lead_changes",
     O_WINNER_BEHIND: "winner_behind",
+    O_DECISIONS: "decisions",
+    O_FORCED: "forced",
+    O_OPTIONS: "options",
 }
 BYTE_COLUMNS = tuple(_FIELD_NAMES[field] for field in BYTE_FIELDS)
 """The int8 columns, in the order of the kernels' ``small`` rows."""

@@ -49,7 +49,7 @@ COUNT_COUNT = COUNT_FIELDS.shape[0]
 @cuda.jit(device=True)
 def _narrow(stats, seats, n, small, counts, left, points, score, row):
     """:func:`.kernel._narrow` for ``n`` seats: the record in ``stats[0]``, ``seats[0]`` into
-    row ``row`` of the typed columns (``small`` int8[4, G], ``counts`` int32[8, G],
+    row ``row`` of the typed columns (``small`` int8[4, G], ``counts`` int32[11, G],
     ``left`` int16[G, n], ``points``, ``score`` int32[G, n])."""
     for k in range(BYTE_COUNT):
         small[k, row] = stats[0, BYTE_FIELDS[k]]

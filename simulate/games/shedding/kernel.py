@@ -145,11 +145,14 @@ from .kernel_layout import (
     NO_PLAY_UNTIL,
     NO_PLAY_UP_TO,
     NORMAL,
+    O_DECISIONS,
     O_DRAWS,
     O_END,
     O_FINISH,
     O_FIRST,
+    O_FORCED,
     O_LEAD_CHANGES,
+    O_OPTIONS,
     O_PASSES,
     O_PLAYS,
     O_RESHUFFLES,
@@ -185,6 +188,7 @@ from .kernel_layout import (
     S_BARRED,
     S_BEHIND,
     S_BUDGET,
+    S_CHOICES,
     S_DECISIONS,
     S_DIR,
     S_DRAW_MASK,
@@ -207,7 +211,9 @@ from .kernel_layout import (
     S_N,
     S_NAMED,
     S_ONE_DECK,
+    S_ONE_OPTION,
     S_OPENINGS,
+    S_OPTIONS,
     S_PASSES,
     S_PENDING,
     S_PLAYS,
@@ -342,8 +348,8 @@ class Outputs(NamedTuple):
     small: np.ndarray
     """int8[4, G]: the ``BYTE_FIELDS`` (winner, end, finish rank, first seat), a row each."""
     counts: np.ndarray
-    """int32[8, G]: the ``COUNT_FIELDS`` (turns, plays, draws, passes, wilds, reshuffles,
-    lead_changes, winner_behind)."""
+    """int32[11, G]: the ``COUNT_FIELDS`` (turns, plays, draws, passes, wilds, reshuffles,
+    lead_changes, winner_behind, decisions, forced, options)."""
     left: np.ndarray
     """int16[G, n]: cards left in each seat's hand."""
     points: np.ndarray
@@ -815,6 +821,36 @@ def _mark(g, n):
     g[S_LEADER] = new_leader
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _suits_named(wild_mode):
+    """The suits a wild may name (``own_suit``: none to choose, one option)."""
+    if wild_mode == WILD_OWN_SUIT:
+        return np.int64(1)
+    return np.int64(3) if wild_mode == WILD_DIFFERENT else np.int64(4)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _card_options(g, mask, named):
+    """The options of the legal identities ``mask`` outside an opening: one each, a wild
+    once per suit it may name (``named``), unless it stacks on a pending penalty (the count
+    of :func:`.search.options`)."""
+    naming = mask & g[S_WILD_MASK]
+    if g[S_PENDING] > 0:
+        naming &= ~g[S_DRAW_MASK]
+    return popcount(mask) + popcount(naming) * (named - 1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _tally(g, options):
+    """Count a decision point with ``options`` options: a choice (two or more; its options
+    summed) or a forced one. Every seat's, whatever its strategy: what the rules offer."""
+    if options > 1:
+        g[S_CHOICES] += 1
+        g[S_OPTIONS] += options
+    else:
+        g[S_ONE_OPTION] += 1
+
+
 @njit(cache=True, _nrt=False)
 def _play(g, stream, seat, user, log, searcher):
     """Play turns from ``seat`` until the game ends (``g[S_END]`` set).
@@ -846,6 +882,7 @@ def _play(g, stream, seat, user, log, searcher):
     penalty_ends = g[G_RULES + R_PENALTY_ENDS] != 0
     last_call = g[G_RULES + R_LAST_CALL] != 0
     reverse_skips = np.int64(n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP)
+    named = _suits_named(g[G_RULES + R_WILD_MODE])
     # The top card of the pile (none before a club opening), its rank's identities and
     # the identities of its rank or of the suit in force: only a play changes them.
     top = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else 0
@@ -906,26 +943,33 @@ def _play(g, stream, seat, user, log, searcher):
             mask = g[S_HELD + seat] & allowed
             if g[S_BARRED + seat] != 0 and g[S_LEN + seat] == 1:
                 mask = 0
-            # The options, and the decision.
+            # The options, and the decision (a decision point: _tally counts its options;
+            # with none open but drawing, it has one).
             may_draw = False
             may_pass = False
             ask = True
             if mode == OPENING:
                 ask = mask != 0
+                _tally(g, max(popcount(mask), 1))  # no club: draw until one comes
             elif mode == ANSWER:
                 may_draw = True
+                _tally(g, _card_options(g, mask, named) + 1)
             elif no_play == NO_PLAY_UP_TO:
                 by_choice = mask == 0 or (voluntary and not compulsory)
                 may_draw = by_choice and drawn < draw_up_to and _drawable(g)
                 may_pass = by_choice and (drawn >= draw_up_to or _exhausted(g))
                 may_pass = may_pass or _free_pass(g, compulsory)
-                if not (mask != 0 or may_draw or may_pass):
+                choices = _card_options(g, mask, named) + np.int64(may_draw) + np.int64(may_pass)
+                _tally(g, max(choices, 1))
+                if choices == 0:
                     _draw_one(g, stream, seat, log, CAUSE_NO_PLAY)  # stock_empty = end: it ends
                     break
             else:
                 may_draw = mask != 0 and voluntary and not compulsory and _drawable(g)
                 may_pass = _free_pass(g, compulsory)
                 ask = mask != 0 or may_pass
+                choices = _card_options(g, mask, named) + np.int64(may_draw) + np.int64(may_pass)
+                _tally(g, max(choices, 1))
             card = DRAW
             if forcing:
                 forcing = False
@@ -985,6 +1029,11 @@ def _play(g, stream, seat, user, log, searcher):
                         break
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
+                    choices = _card_options(g, np.int64(1) << card, named)
+                    if no_play == NO_PLAY_MAY_PLAY and not compulsory:
+                        _tally(g, choices + 1)  # play it (naming a suit) or keep it
+                    elif choices > 1:
+                        _tally(g, choices)  # it must be played: the suit it names
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
                         if code >= STRAT_PIMC:
                             kept = _ask_drawn(
@@ -1328,6 +1377,9 @@ def _record(g, stats, seats, row):
     stats[row, O_RESHUFFLES] = g[S_RESHUFFLES]
     stats[row, O_FINISH] = g[S_FINISH]
     stats[row, O_FIRST] = g[S_FIRST]
+    stats[row, O_DECISIONS] = g[S_CHOICES]
+    stats[row, O_FORCED] = g[S_ONE_OPTION]
+    stats[row, O_OPTIONS] = g[S_OPTIONS]
     winner = g[S_WINNER]
     _mark(g, n)  # the game's end
     behind = g[S_BEHIND + winner] if winner >= 0 else -1
@@ -1411,7 +1463,7 @@ def _log_deal(g, log, first, hand_size):
 @njit(cache=True, inline="always", _nrt=False)
 def _narrow(stats, seats, small, counts, left, points, score, row):
     """Copy the record in ``stats[0]``, ``seats[0]`` into row ``row`` of the typed columns:
-    ``small`` int8[4, G] (``BYTE_FIELDS``), ``counts`` int32[8, G] (``COUNT_FIELDS``),
+    ``small`` int8[4, G] (``BYTE_FIELDS``), ``counts`` int32[11, G] (``COUNT_FIELDS``),
     ``left`` int16[G, n], ``points``, ``score`` int32[G, n]."""
     for k in range(BYTE_FIELDS.shape[0]):
         small[k, row] = stats[0, BYTE_FIELDS[k]]

@@ -131,7 +131,12 @@ S_BARRED = S_BEHIND + LANES
 S_RESUME = S_BARRED + MAX_PLAYERS
 S_NAMED = S_RESUME + 1
 S_DECISIONS = S_RESUME + 2
-S_GAME_SIZE = S_RESUME + 3
+# The decision points of the game (every seat's, whatever its strategy): those with two
+# options or more, their options summed, and those with one (see :func:`.kernel._tally`).
+S_CHOICES = S_RESUME + 3
+S_OPTIONS = S_RESUME + 4
+S_ONE_OPTION = S_RESUME + 5
+S_GAME_SIZE = S_RESUME + 6
 S_HELD = S_GAME_SIZE
 S_LEN = S_HELD + MAX_PLAYERS  # LANES words: lanes.PAD past the last seat
 # ... and what stays from game to game of a run (set by :func:`_prepare`).
@@ -195,14 +200,20 @@ G_SIZE = G_VIEW + VIEW_SIZE + MAX_PLAYERS
     O_FIRST,
     O_LEAD_CHANGES,
     O_WINNER_BEHIND,
-) = range(12)
-STATS = 12
+    O_DECISIONS,
+    O_FORCED,
+    O_OPTIONS,
+) = range(15)
+STATS = 15
 BYTE_FIELDS = np.array([O_WINNER, O_END, O_FINISH, O_FIRST], np.int64)
 """The ``O_*`` fields kept as int8 columns (rows of the kernels' ``small`` output)."""
 COUNT_FIELDS = np.array(
-    [O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_LEAD_CHANGES, O_WINNER_BEHIND],
+    [
+        O_TURNS, O_PLAYS, O_DRAWS, O_PASSES, O_WILDS, O_RESHUFFLES, O_LEAD_CHANGES,
+        O_WINNER_BEHIND, O_DECISIONS, O_FORCED, O_OPTIONS,
+    ],
     np.int64,
-)
+)  # fmt: skip
 """The ``O_*`` fields kept as int32 columns (rows of the kernels' ``counts`` output)."""
 
 SUIT_BITS = (1 << 13) - 1

@@ -34,6 +34,13 @@ COLUMNS = {
         "times the lead (the one seat holding strictly the fewest cards) passed to another seat",
     ),
     "winner_behind": ("int32", "the most cards the winner trailed the leader by; -1: no winner"),
+    "decisions": (
+        "int32",
+        "decision points (every seat's) with two options or more: legal cards, a wild once "
+        "per suit it names, drawing, passing, playing or keeping a drawn card",
+    ),
+    "forced": ("int32", "decision points with one option (a seat that can only draw, ...)"),
+    "options": ("int32", "the options of the decisions, summed (options / decisions: branching)"),
     "cards_left_<i>": ("int16", "cards in seat i's hand at the end"),
     "points_<i>": ("int32", "penalty points in seat i's hand at the end (card_points)"),
     "score_<i>": ("int32", "seat i's score for the game (scoring, finishing multiplier)"),
@@ -67,7 +74,8 @@ def to_table(
 
     ``columns``: ``winner``, ``end`` (codes into END_REASONS), ``finish_rank`` (rank index,
     -1 for none), ``first_seat`` int[count]; ``turns``, ``plays``, ``draws``, ``passes``,
-    ``wilds``, ``reshuffles``, ``lead_changes``, ``winner_behind`` int[count]; ``cards_left``, ``points``, ``score``
+    ``wilds``, ``reshuffles``, ``lead_changes``, ``winner_behind``, ``decisions``,
+    ``forced``, ``options`` int[count]; ``cards_left``, ``points``, ``score``
     int[count, players]; in match play also ``match`` and ``deal`` int[count] (they come
     last). ``game`` numbers the rows from ``first_game``. ``every_strategy``: the names the
     strategy columns' dictionaries hold (default: ``strategies``); chunks with other seatings
@@ -84,7 +92,7 @@ def to_table(
         data[name] = arrow.numeric(np.asarray(columns[name], np.int32))
     data["finish_rank"] = arrow.dictionary(finish, _RANK_DICTIONARY, valid=finish >= 0)
     data["first_seat"] = arrow.numeric(np.asarray(columns["first_seat"], np.int8))
-    for name in ("lead_changes", "winner_behind"):
+    for name in ("lead_changes", "winner_behind", "decisions", "forced", "options"):
         data[name] = arrow.numeric(np.asarray(columns[name], np.int32))
     for name, dtype in (("cards_left", np.int16), ("points", np.int32), ("score", np.int32)):
         for seat in range(len(strategies)):
@@ -144,6 +152,9 @@ def reference_columns(records) -> dict[str, np.ndarray]:
                 "reshuffles",
                 "lead_changes",
                 "winner_behind",
+                "decisions",
+                "forced",
+                "options",
             )
         },
         **{

@@ -104,6 +104,12 @@ class SheddingRecord:
     winner_behind: int
     """The most cards by which the winner trailed at a mark (its cards minus the fewest
     any seat held); -1 when there is no winner."""
+    decisions: int
+    """Decision points with two options or more (:meth:`Game.tally`), every seat's."""
+    forced: int
+    """Decision points with one option."""
+    options: int
+    """The options of the ``decisions``, summed (their mean is the branching factor)."""
 
 
 # --- dealing -------------------------------------------------------------------------------
@@ -349,6 +355,8 @@ class Game:
         self.extra = 0
         self.named: int | None = None
         self.decisions = 0
+        # Decision points (see tally): with two options or more, their options, with one.
+        self.choices = self.options = self.one_option = 0
 
     # --- running -------------------------------------------------------------------------
 
@@ -460,6 +468,7 @@ class Game:
     def opening_play(self, seat: int) -> None:
         """The opening's club (its turn counted)."""
         clubs = self.legal_cards(seat, OPENING)
+        self.tally(max(len({identity(card) for card in clubs}), 1))  # none: draw to a club
         if clubs:
             self.at = (OPENING, False, self.extra, 0)
             card = self.strategies[seat].choose(clubs, False, False)
@@ -471,6 +480,7 @@ class Game:
         """Facing a pending penalty: answer it, or draw the total."""
         self.note(f"seat {seat} faces a penalty of {self.pending}")
         answers = self.legal_cards(seat, ANSWER)
+        self.tally(self.card_options(answers, ANSWER) + 1)
         self.at = (ANSWER, False, self.extra, 0)
         choice = self.strategies[seat].choose(answers, True, False)
         if choice != DRAW:
@@ -496,6 +506,7 @@ class Game:
         may_draw = bool(legal) and self.rules.voluntary_draw and not compulsory
         may_draw = may_draw and self.drawable()
         may_pass = self.free_pass(compulsory)
+        self.tally(max(self.card_options(legal, NORMAL) + may_draw + may_pass, 1))
         self.at = (NORMAL, compulsory, self.extra, 0)
         choice = (
             self.strategies[seat].choose(legal, may_draw, may_pass) if legal or may_pass else DRAW
@@ -518,6 +529,7 @@ class Game:
                     self.pass_turn(seat)
                     return
                 if self.is_legal(seat, card):  # Fine point: the legal card drawn is played
+                    self.tally_drawn(card, may_keep=False)
                     self.play_drawn_card(seat, card, compulsory)
                     return
         card = self.draw_one(seat, cause)
@@ -525,6 +537,7 @@ class Game:
             self.pass_turn(seat)
         elif rule == "draw_one_may_play" and self.is_legal(seat, card):
             # Fine point: in the ace's extra play the drawn legal card must be played.
+            self.tally_drawn(card, may_keep=not compulsory)
             self.at = (NORMAL, compulsory, self.extra, 0)
             if compulsory or self.strategies[seat].play_drawn(card):
                 self.play_drawn_card(seat, card, compulsory)
@@ -548,6 +561,7 @@ class Game:
             may_draw = by_choice and drawn < limit and self.drawable()
             may_pass = by_choice and (drawn >= limit or self.exhausted())
             may_pass = may_pass or self.free_pass(compulsory)
+            self.tally(max(self.card_options(legal, NORMAL) + may_draw + may_pass, 1))
             if not (legal or may_draw or may_pass):
                 self.draw_one(seat)  # must draw from an empty stock: stock_empty=end ends it
                 raise AssertionError("an empty stock left a seat with nothing to do")
@@ -561,6 +575,43 @@ class Game:
                 return
             self.draw_one(seat, CAUSE_VOLUNTARY if legal else CAUSE_NO_PLAY)
             drawn += 1
+
+    # --- decision points -----------------------------------------------------------------
+
+    def tally(self, options: int) -> None:
+        """Count a decision point with ``options`` options (what the rules offer the seat,
+        whatever its strategy takes): each distinct legal card, a wild once per suit it may
+        name, drawing, passing; playing or keeping a drawn card; the suit a drawn wild that
+        must be played names. A point where the seat can only draw has one option."""
+        if options > 1:
+            self.choices += 1
+            self.options += options
+        else:
+            self.one_option += 1
+
+    def card_options(self, legal: list[int], mode: str) -> int:
+        """The options of playing one of ``legal``: each identity once, a wild once per
+        suit it may name (as a searching seat's options, :mod:`.reference_search`)."""
+        return sum(self.suits_named(card, mode) for card in {identity(c) for c in legal})
+
+    def suits_named(self, card: int, mode: str) -> int:
+        """1, or the suits a wild played now may name (none in an opening, nor for a draw
+        card stacking on a penalty; ``own_suit``: its own)."""
+        effects = self.effects(card)
+        if mode == OPENING or not effects.wild or self.rules.wild_mode == "own_suit":
+            return 1
+        if effects.draw > 0 and self.pending > 0:
+            return 1
+        return 3 if self.rules.wild_mode == "different" else 4
+
+    def tally_drawn(self, card: int, may_keep: bool) -> None:
+        """A legal card just drawn: play it (naming a suit) or keep it; a card that must be
+        played is a decision point only when it names a suit."""
+        choices = self.suits_named(card, NORMAL)
+        if may_keep:
+            self.tally(choices + 1)
+        elif choices > 1:
+            self.tally(choices)
 
     # --- playing a card ------------------------------------------------------------------
 
@@ -832,6 +883,9 @@ class Game:
             score=self.scores(over, points),
             lead_changes=self.lead_changes,
             winner_behind=self.behind[over.winner] if over.winner >= 0 else -1,
+            decisions=self.choices,
+            forced=self.one_option,
+            options=self.options,
         )
 
     def scores(self, over: GameOver, points: tuple[int, ...]) -> tuple[int, ...]:

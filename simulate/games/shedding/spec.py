@@ -72,6 +72,28 @@ COLUMNS = (
         "the most cards by which the winner trailed at those marks (its cards minus the fewest "
         "any seat held); 0 when it never trailed, -1 when there is no winner",
     ),
+    Column(
+        "decisions",
+        "int32",
+        "decision points",
+        "decision points, every seat's, where the rules offered two options or more (each "
+        "distinct legal card, a wild once per suit it may name, drawing, passing; playing or "
+        "keeping a drawn card; the suit a drawn wild that must be played names), whatever the "
+        "strategy took",
+    ),
+    Column(
+        "forced",
+        "int32",
+        "decision points",
+        "decision points with one option (a seat that can only draw, one legal card, ...)",
+    ),
+    Column(
+        "options",
+        "int32",
+        "options",
+        "the options of the decision points counted in decisions, summed (options / decisions "
+        "is the branching factor)",
+    ),
     Column("cards_left_<i>", "int16", "cards", "cards in seat i's hand at the end"),
     Column(
         "points_<i>", "int32", "points", "penalty points in seat i's hand at the end (card_points)"

@@ -7,7 +7,9 @@ Every chunk of such a run (a task, on a cluster) is reduced to an :class:`Aggreg
   number of games and a :class:`~simulate.runs.folder.distribution.Distribution` (integer
   counts per value) of every integer column of the records (counters, scores, cards held,
   the balance measures' ``lead_changes`` and ``winner_behind``, ``first_seat``, ``deal``,
-  ``rotation``), plus ``others_score``: the summed score of the seats other than the winner;
+  ``rotation``), plus ``others_score``: the summed score of the seats other than the winner,
+  and (the shedding games) ``decision_points`` and ``options_left`` (:data:`POINTS`,
+  :data:`LEFT`);
 - ``longest``: for every length column and end reason, the :data:`LONGEST_KEPT` longest
   games (whole records, with their ``game`` index);
 - ``first``: for every end reason, the :data:`FIRST_KEPT` first games (whole records);
@@ -56,6 +58,13 @@ KEY_COLUMNS = ("end", "winner", "finish_rank")
 """The columns that split the games into groups."""
 OTHERS = "others_score"
 """Derived: the summed ``score_<i>`` of the seats other than the winner (games with one)."""
+POINTS = "decision_points"
+"""Derived: ``decisions + forced``, every decision point of a game (the shedding games)."""
+LEFT = "options_left"
+"""Derived: ``options - decisions``, the options a game's decisions left untaken. With
+:data:`POINTS` it gives the measures' products of counts (``decisions × forced``,
+``decisions × options``) from one-column distributions (:mod:`analysis.balance`)."""
+DECISION_COLUMNS = ("decisions", "forced", "options")
 MATCH_INDEX = ("match",)
 """The column that numbers the matches: never counted."""
 _META = b"cardsim.aggregates"
@@ -403,6 +412,18 @@ def _shift_games(table: pa.Table, rows: int) -> pa.Table:
     return table.set_column(index, field_, shifted)
 
 
+def decision_columns(columns: dict) -> dict[str, np.ndarray]:
+    """The derived :data:`POINTS` and :data:`LEFT` of records holding the decision counts
+    (int64; none otherwise)."""
+    if not all(name in columns for name in DECISION_COLUMNS):
+        return {}
+    decisions = np.asarray(columns["decisions"], np.int64)
+    return {
+        POINTS: decisions + np.asarray(columns["forced"], np.int64),
+        LEFT: np.asarray(columns["options"], np.int64) - decisions,
+    }
+
+
 def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
     """The groups of one batch of records (see :class:`Aggregates`)."""
     n = len(batch)
@@ -430,6 +451,7 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
             score = columns[name].astype(np.int64)
             others += np.where(winner == int(name.removeprefix("score_")), 0, score)
         columns[OTHERS] = others
+    columns.update(decision_columns(columns))
     groups = {}
     keys = []
     for g in present.tolist():

@@ -95,6 +95,13 @@ class Distribution:
         """Sum of the values over every game, exact (Python integer)."""
         return int(np.dot(self.values, self.counts)) if self.counts.size else 0
 
+    @property
+    def squares(self) -> int:
+        """Sum of the squared values over every game, exact (Python integer)."""
+        if not self.counts.size:
+            return 0
+        return sum(int(v) * int(v) * int(c) for v, c in zip(self.values, self.counts, strict=True))
+
     def mean(self) -> float:
         """Mean value; NaN when empty."""
         return self.total / self.n if self.counts.size else float("nan")
