@@ -18,6 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from simulate.core.source_closure import source_closure
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 FORMAT = 1
@@ -27,54 +29,6 @@ REGENERATE = "python tests/differential/make_differential.py"
 
 class StaleGrid(Exception):
     """A stored grid that no longer matches the source or definition that would make it."""
-
-
-def module_path(module: str) -> Path:
-    """The source file of the project module ``module`` (dotted, e.g. ``simulate.core.rng``)."""
-    base = ROOT.joinpath(*module.split("."))
-    package = base / "__init__.py"
-    return package if package.is_file() else base.with_suffix(".py")
-
-
-def _imported(module: str, path: Path) -> set[str]:
-    """The project modules (``simulate.…``) that ``path``'s source imports at any level,
-    relative imports resolved against ``module``."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1])
-                stem = f"{base}.{node.module}" if node.module else base
-            else:
-                stem = node.module or ""
-            # ``from . import strategies`` names a module; ``from .x import y`` a name in x.
-            names = [
-                f"{stem}.{alias.name}" if module_path(f"{stem}.{alias.name}").is_file() else stem
-                for alias in node.names
-            ]
-        else:
-            continue
-        found |= {name for name in names if name.startswith("simulate")}
-    return {name for name in found if module_path(name).is_file()}
-
-
-def source_closure(*modules: str) -> list[Path]:
-    """The files of ``modules`` and of every project module they import, transitively,
-    sorted. A package's ``__init__`` counts only where a module imports the package itself:
-    the imports that merely load it on the way are not the reference's."""
-    seen: set[str] = set()
-    todo = list(modules)
-    while todo:
-        module = todo.pop()
-        if module in seen:
-            continue
-        seen.add(module)
-        todo += sorted(_imported(module, module_path(module)) - seen)
-    return sorted({module_path(module) for module in seen})
 
 
 def source_hash(modules: tuple[str, ...], extra: tuple[Path, ...] = ()) -> str:

@@ -6,3 +6,7 @@
 - :mod:`.work_sharing`: how the threads of a parallel kernel share out the games (an atomic
   counter of blocks).
 """
+
+from .cache import install
+
+install()
