@@ -73,7 +73,7 @@ from numba import carray, cfunc, njit, prange
 from ...core.compiled.bits import popcount, trailing_zeros
 from ...core.compiled.lanes import PAD, fewest_mark
 from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...core.compiled.rng_jit import bounded, next_u32, search_game, shuffle, stream_init
+from ...core.compiled.rng_jit import bounded, next_u32, shuffle, stream_init
 from ...core.compiled.work_sharing import fetch_add
 from ...core.logs import compiled as logs
 from ...core.logs.events import (
@@ -1157,11 +1157,7 @@ def _search(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, ext
         stream = sc[searching.SC_STREAM : searching.SC_SAVED]
         saved = sc[searching.SC_SAVED : searching.SC_POOL]
         pool = sc[searching.SC_POOL : searching.SC_ACTIONS]
-        game = search_game(g[S_GAME_NO], g[S_STREAM_NO], g[S_DECISIONS])
-        g[S_DECISIONS] += 1
-        for i in range(G_SIZE):  # the rules and tables once; copy_state does the rest
-            base[i] = g[i]
-        searching.share_weights(base, seat)
+        game = searching.begin(g, seat, base)
         for i in range(G_SIZE):
             copy[i] = base[i]
         for o in range(count):
@@ -1202,11 +1198,7 @@ def _ismcts(g, seat, kind, card, mask, may_draw, may_pass, mode, compulsory, ext
         tree = copy[G_SIZE:]
         stream = sc[searching.SC_STREAM : searching.SC_SAVED]
         pool = sc[searching.SC_POOL : searching.SC_ACTIONS]
-        game = search_game(g[S_GAME_NO], g[S_STREAM_NO], g[S_DECISIONS])
-        g[S_DECISIONS] += 1
-        for i in range(G_SIZE):  # the rules and tables once; copy_state does the rest
-            copy[i] = g[i]
-        searching.share_weights(copy, seat)
+        game = searching.begin(g, seat, copy)
         trees.reset(tree, g[S_EXPLORE + seat], g[S_ROLLOUT + seat])
         for j in range(g[S_BUDGET + seat]):
             searching.copy_state(copy, g)

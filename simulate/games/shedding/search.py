@@ -24,7 +24,7 @@ from numba import cfunc, njit, types
 
 from ...core.compiled.bits import trailing_zeros
 from ...core.compiled.rng_jit import STATE_SIZE as RNG_STATE_SIZE
-from ...core.compiled.rng_jit import shuffle
+from ...core.compiled.rng_jit import search_game, shuffle
 from .kernel_layout import (
     CARD_BITS,
     DECK,
@@ -43,7 +43,9 @@ from .kernel_layout import (
     OPENING,
     PASS,
     R_WILD_MODE,
+    S_DECISIONS,
     S_FORGET,
+    S_GAME_NO,
     S_HELD,
     S_LEN,
     S_N,
@@ -58,6 +60,7 @@ from .kernel_layout import (
     S_SEND,
     S_SPOS,
     S_STRATEGY,
+    S_STREAM_NO,
     S_SUIT,
     WILD_DIFFERENT,
     WILD_OWN_SUIT,
@@ -214,6 +217,20 @@ def set_rollout(g, seat, mode, compulsory, extra, drawn):
     g[S_R_COMPULSORY] = compulsory
     g[S_R_EXTRA] = extra
     g[S_R_DRAWN] = drawn
+
+
+@njit(cache=True, _nrt=False)
+def begin(g, seat, dst):
+    """A searched decision of ``seat`` begins: ``dst`` gets the game's rules and tables
+    (:func:`copy_state` copies the rest for each rollout) with the seat's weights shared
+    (:func:`share_weights`); returns the decision's number for its streams,
+    ``search_game(game, deal, decision)`` (the game's searched decisions go up by one)."""
+    game = search_game(g[S_GAME_NO], g[S_STREAM_NO], g[S_DECISIONS])
+    g[S_DECISIONS] += 1
+    for i in range(G_SIZE):
+        dst[i] = g[i]
+    share_weights(dst, seat)
+    return game
 
 
 @njit(cache=True, _nrt=False)
