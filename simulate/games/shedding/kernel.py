@@ -1484,7 +1484,7 @@ def scratch_words(codes, budgets):
 @njit(cache=True)
 def worker_scratch(table, strategies):
     """A worker's scratch: the game state ``g`` (``G_SIZE``, prepared for the run, then
-    the searching seats' scratch, :func:`.search.scratch_words`), its
+    the searching seats' scratch, :func:`scratch_words`), its
     random stream, and one record row (``stats`` int64[1, STATS], ``seats`` int64[1, 3, n])
     for :func:`play_game` to write and :func:`_narrow` to copy."""
     g = np.empty(G_SIZE + scratch_words(strategies.codes, strategies.budgets), np.int64)

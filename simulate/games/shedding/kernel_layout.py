@@ -164,7 +164,7 @@ S_R_EXTRA = S_KEY0 + 6
 S_R_DRAWN = S_KEY0 + 7
 S_FORCED = S_KEY0 + 8
 # The words of a worker's scratch past ``G_SIZE``: a search's own (0 when no seat
-# searches), allocated with ``g`` once per worker thread (see :func:`.search.scratch_words`).
+# searches), allocated with ``g`` once per worker thread (see :func:`.kernel.scratch_words`).
 S_SCRATCH = S_KEY0 + 9
 STATE_SIZE = S_KEY0 + 10
 # The scratch of a run's games, ``g``: the state above, then the hands (copies held,
