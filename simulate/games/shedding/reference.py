@@ -594,15 +594,21 @@ class Game:
         suit it may name (as a searching seat's options, :mod:`.reference_search`)."""
         return sum(self.suits_named(card, mode) for card in {identity(c) for c in legal})
 
-    def suits_named(self, card: int, mode: str) -> int:
-        """1, or the suits a wild played now may name (none in an opening, nor for a draw
-        card stacking on a penalty; ``own_suit``: its own)."""
+    def naming(self, card: int, mode: str) -> list[int]:
+        """The suits ``card`` played now lets its seat choose from: none but for a wild, and
+        none in an opening, for a draw card stacking on a penalty, or under ``own_suit``;
+        under ``different`` every suit but the one in force."""
         effects = self.effects(card)
         if mode == OPENING or not effects.wild or self.rules.wild_mode == "own_suit":
-            return 1
+            return []
         if effects.draw > 0 and self.pending > 0:
-            return 1
-        return 3 if self.rules.wild_mode == "different" else 4
+            return []
+        different = self.rules.wild_mode == "different"
+        return [suit for suit in range(4) if not different or suit != self.suit]
+
+    def suits_named(self, card: int, mode: str) -> int:
+        """The options of playing ``card`` now: 1, or the suits it may name."""
+        return max(len(self.naming(card, mode)), 1)
 
     def tally_drawn(self, card: int, may_keep: bool) -> None:
         """A legal card just drawn: play it (naming a suit) or keep it; a card that must be

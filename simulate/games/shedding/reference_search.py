@@ -56,19 +56,8 @@ class SearchStrategy(Strategy):
 
     def card_options(self, card: int) -> list[tuple[int, int | None]]:
         """``card`` once, or once per suit it names when played now."""
-        game = self.game
-        mode = game.at[0]
-        effects = game.effects(card)
-        names = (
-            mode != "opening"
-            and effects.wild
-            and not (effects.draw > 0 and game.pending > 0)
-            and game.rules.wild_mode != "own_suit"
-        )
-        if not names:
-            return [(card, None)]
-        different = game.rules.wild_mode == "different"
-        return [(card, suit) for suit in range(4) if not different or suit != game.suit]
+        suits = self.game.naming(card, self.game.at[0])
+        return [(card, suit) for suit in suits] or [(card, None)]
 
     def decide(self, options: list[tuple], kind: str) -> object:
         """The option whose rollouts this seat won most often (ties: the first); its suit,
