@@ -43,7 +43,9 @@ class Run:
     DataFrame of ``simulate.run`` does), which the charts of :mod:`analysis.charts` read
     for their titles. ``path`` is the run folder (None for a run played in memory only).
     ``events`` has one row per event of the logged games (``--log``; see
-    ``docs/results-format.md``), None when the run logged none.
+    ``docs/results-format.md``), None when the run logged none. ``trace`` has one row per
+    (game, turn, seat) of the traced games (``--trace``): the rollouts each seat won from
+    each point, of ``meta["rollouts"]``; None when the run traced none.
     """
 
     path: Path | None
@@ -56,6 +58,7 @@ class Run:
     (:class:`simulate.runs.folder.aggregates.Aggregates`); ``games`` is then empty, and so is
     ``matches`` in match play (the matches' statistics are ``aggregates.matches``). None
     otherwise."""
+    trace: pd.DataFrame | None = None
 
     @property
     def players(self) -> int:
@@ -91,6 +94,7 @@ def load_run(path: str | Path) -> Run:
             matches=matches,
             aggregates=aggregates,
             events=events,
+            trace=_read_trace(path, meta),
         )
     files = record_files(path, meta, "games")
     games = _read_games(files, meta["players"], game_spec(meta))
@@ -102,7 +106,18 @@ def load_run(path: str | Path) -> Run:
     for table in (matches, events):
         if table is not None:
             table.attrs.update(meta)
-    return Run(path=path, meta=meta, games=games, matches=matches, events=events)
+    trace = _read_trace(path, meta)
+    return Run(path=path, meta=meta, games=games, matches=matches, events=events, trace=trace)
+
+
+def _read_trace(path: Path, meta: dict) -> pd.DataFrame | None:
+    """The run's trace (``--trace``), None when it traced no game."""
+    if not meta.get("trace"):
+        return None
+    trace = _read_matches(record_files(path, meta, "trace"))
+    if trace is not None:
+        trace.attrs.update(meta)
+    return trace
 
 
 def _read_matches(files: RecordFiles) -> pd.DataFrame | None:

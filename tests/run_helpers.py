@@ -59,14 +59,15 @@ def assert_same_bytes(a: Path, b: Path) -> None:
 
 def records_equal(folder: Path, expected: Path) -> None:
     """``load_run`` gives the same tables (values, dtypes, order, categories): the games,
-    the matches and the logged games' events, where the expected run has them. Compared
+    the matches, the logged games' events and the traced games' trace, where the expected
+    run has them. Compared
     exactly: pandas compares the categorical columns of tables compared approximately one
     value at a time (17 s for a run's 721,419 events, against 0.5 s exactly)."""
     got, want = load_run(folder), load_run(expected)
     assert len(got.games) > 0
     assert_frame_equal(got.games, want.games, check_exact=True)
     assert list(got.games["end"].cat.categories) == list(want.games["end"].cat.categories)
-    for kind in ("matches", "events"):
+    for kind in ("matches", "events", "trace"):
         mine, theirs = getattr(got, kind), getattr(want, kind)
         assert (mine is None) == (theirs is None), kind
         if theirs is not None:

@@ -56,6 +56,8 @@ RUNS = {
         rotate_seats=True,
         rules={"match_deals": None},
         log=100,
+        trace=40,
+        rollouts=3,
     ),
 }
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 SEARCH_STREAM = 2**31
 """Stream ids from here up are a search's rollouts (a game's own are its deal numbers)."""
+TRACE_STREAM = 3 * 2**30
+"""Stream ids from here up are a traced game's rollouts (``--trace``): rollout r from the
+state after turn t of a game draws from ``(seed, search_game(game, deal, t),
+TRACE_STREAM + r)``, apart from every search's (``SEARCH_STREAM + j``, j < 2**30)."""
 MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
 FMIX = (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)
 MASK64 = 2**64 - 1

@@ -73,14 +73,23 @@ class Chunk:
     aggregates: Any = None
     """An aggregate-only run (``--records none``): the chunk's statistics
     (:class:`simulate.runs.folder.aggregates.Aggregates`), in place of its records (``games`` and
-    ``matches`` are then None); ``events`` is kept all the same."""
+    ``matches`` are then None); ``events`` and ``trace`` are kept all the same."""
+    trace: pa.Table | None = None
+    """The traced games' win chances (``trace.parquet``: ``game``, ``turn``, ``seat``,
+    ``wins`` of the run's rollouts; see ``docs/results-format.md``), None when none of the
+    chunk's games is traced."""
 
     def parts(self) -> dict[str, Any]:
         """What a run folder keeps of the chunk, by record kind, as
         :meth:`simulate.runs.folder.writer.RunWriter.write` takes it (None: no file)."""
         if self.aggregates is not None:
-            return {"aggregates": self.aggregates, "events": self.events}
-        return {"games": self.games, "matches": self.matches, "events": self.events}
+            return {"aggregates": self.aggregates, "events": self.events, "trace": self.trace}
+        return {
+            "games": self.games,
+            "matches": self.matches,
+            "events": self.events,
+            "trace": self.trace,
+        }
 
 
 class GameEngine(Protocol):
@@ -148,7 +157,7 @@ class GameSpec:
     commands: frozenset[str] = field(default_factory=frozenset)
     """The optional commands the game takes: ``play`` (a given deal), ``search`` (hunt for
     long deals), ``replay`` (one game in words); ``log``: its engine logs games event by event
-    (``--log``)."""
+    (``--log``); ``trace``: its engine traces each seat's chance of winning (``--trace``)."""
     deal_shape: Callable[[Mapping, int], str] = lambda rules, players: ""
     """What, besides the seed and the players, decides how a game is dealt, in words, from
     the rules as ``run.json`` stores them (two runs deal the same games when these agree);

@@ -35,7 +35,7 @@ def reduced_where_played(request, seatings: list, first: int, count: int, playin
 def reduced(chunk, meta: dict):
     """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
     Chunk whose ``aggregates`` (:class:`simulate.runs.folder.aggregates.Aggregates`) stand for its
-    records, which it no longer holds; its logged games' ``events`` stay (itself when it
+    records, which it no longer holds; its logged games' ``events`` and ``trace`` stay (itself when it
     is reduced already, as a cluster's task returns it)."""
     from ..games.spec import Chunk
     from .folder.aggregates import aggregate_games
@@ -43,4 +43,4 @@ def reduced(chunk, meta: dict):
     if chunk.aggregates is not None:
         return chunk
     found = aggregate_games(chunk.games, meta, chunk.matches)
-    return Chunk(None, events=chunk.events, aggregates=found)
+    return Chunk(None, events=chunk.events, aggregates=found, trace=chunk.trace)

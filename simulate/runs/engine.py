@@ -34,7 +34,7 @@ from ..core import arrow
 from ..games.spec import Chunk
 from .folder.records import rotation_tagged
 from .folder.writer import RunWriter, check_space
-from .log_tables import interleave_events
+from .log_tables import interleave_events, interleave_trace
 from .request import DEFAULT_GAMES, Request, make_request
 
 if TYPE_CHECKING:  # pandas costs a fifth of a second to import; only run() needs it
@@ -194,7 +194,7 @@ def _with_rotation(chunk: Chunk, rotation: int) -> Chunk:
     def tag(table: pa.Table | None) -> pa.Table | None:
         return None if table is None else rotation_tagged(table, rotation)
 
-    return Chunk(tag(chunk.games), tag(chunk.matches), tag(chunk.events))
+    return Chunk(tag(chunk.games), tag(chunk.matches), tag(chunk.events), trace=tag(chunk.trace))
 
 
 def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
@@ -207,7 +207,7 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
     games = pa.concat_tables([part.games for part in parts])
     if not match_play:
         games = games.sort_by([("game", "ascending"), ("rotation", "ascending")])
-        return Chunk(games, events=interleave_events(parts, games))
+        return Chunk(games, events=interleave_events(parts, games), trace=interleave_trace(parts))
     games = games.sort_by(
         [("match", "ascending"), ("rotation", "ascending"), ("deal", "ascending")]
     )
@@ -286,12 +286,14 @@ def play_run(
     play: Callable[..., Iterator[tuple[int, int, Chunk]]] | None = None,
     events: list | None = None,
     aggregates: list | None = None,
+    traces: list | None = None,
 ) -> tuple[pa.Table | None, pa.Table | None]:
     """:func:`run`'s work on a validated ``request``: ``(games, matches)``, the records as
     Arrow tables (``matches`` None unless the rules make matches), the run folder written
     with ``out``. Without ``collect`` the records are only written (both tables are None).
     ``play``: where the chunks come from, as for :func:`stream`. ``events``: a list that
-    receives the logged games' events tables (with ``collect``). A request of
+    receives the logged games' events tables (with ``collect``), ``traces`` the traced
+    games' trace tables. A request of
     ``records="none"``: an aggregate-only run (:mod:`simulate.runs.folder.aggregates`): no rows are
     kept, ``(None, None)`` is returned, ``aggregates`` (a list) receives the run's merged
     statistics, and ``events`` the logged games' events all the same."""
@@ -310,6 +312,8 @@ def play_run(
         merged.append(statistics if not merged else merged.pop().merge(statistics))
         if found.events is not None and events is not None:
             events.append(found.events)
+        if found.trace is not None and traces is not None:
+            traces.append(found.trace)
 
     try:
         if records == "none":
@@ -335,6 +339,8 @@ def play_run(
         return None, None
     if events is not None:
         events.extend(chunk.events for chunk in chunks if chunk.events is not None)
+    if traces is not None:
+        traces.extend(chunk.trace for chunk in chunks if chunk.trace is not None)
     games_table = pa.concat_tables([chunk.games for chunk in chunks])
     matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
     return games_table, pa.concat_tables(matches) if matches else None

@@ -1,4 +1,4 @@
-"""Events tables of several seatings or chunks put together (no numba)."""
+"""Events and trace tables of several seatings or chunks put together (no numba)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,16 @@ def interleave_events(parts: Sequence, games: pa.Table) -> pa.Table | None:
         events = joined.set_column(index, "game", joined["row"]).drop_columns(["row"])
         events = events.select(tables[0].column_names)
     return events.sort_by([("game", "ascending"), ("rotation", "ascending"), ("seq", "ascending")])
+
+
+def interleave_trace(parts: Sequence) -> pa.Table | None:
+    """The traces of the seatings' ``parts`` (chunks, each with ``trace`` or None) in
+    (game, rotation, turn, seat) order (single deals only: match play is not traced)."""
+    tables = [part.trace for part in parts if part.trace is not None]
+    if not tables:
+        return None
+    keys = ("game", "rotation", "turn", "seat")
+    return pa.concat_tables(tables).sort_by([(key, "ascending") for key in keys])
 
 
 def concat_events(tables: Sequence[pa.Table]) -> pa.Table | None:

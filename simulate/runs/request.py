@@ -23,6 +23,10 @@ from ..games.registry import specs as game_specs
 DEFAULT_GAMES = 1_000_000
 MAX_LOG_ALL = 100_000
 """The most games (matches) a run may log with ``log="all"``."""
+DEFAULT_ROLLOUTS = 64
+"""Rollouts per point of a traced game (``rollouts``)."""
+MAX_ROLLOUTS = 4096
+"""The most rollouts a point may take (a point's wins are kept as int16)."""
 RECORDS = ("all", "none")
 """What a run may keep (``records``): every game's row, or its statistics only."""
 
@@ -70,6 +74,10 @@ class Request:
     records: str = "all"
     """What the run keeps (:data:`RECORDS`): ``all``, every game's row; ``none``, its
     statistics only (an aggregate-only run, :mod:`simulate.runs.folder.aggregates`)."""
+    trace: int = 0
+    """The first ``trace`` games are traced: each seat's chance of winning after the deal
+    and after every turn, from ``rollouts`` rollouts (``trace.parquet``)."""
+    rollouts: int = DEFAULT_ROLLOUTS
 
     def seatings(self) -> list[tuple]:
         """The specs' seatings: rotation r puts seat i's strategy in seat i + r."""
@@ -103,7 +111,13 @@ class Request:
             "rotate_seats": self.rotate_seats,
             "log": self.log,
             "records": self.records,
+            **self.traced(),
         }
+
+    def traced(self) -> dict:
+        """``{"trace": N, "rollouts": R}`` for a traced run, else empty (as run.json keeps
+        it)."""
+        return {"trace": self.trace, "rollouts": self.rollouts} if self.trace else {}
 
     def meta(self) -> dict:
         """The request as stored in ``run.json``, the one place it is written from (an
@@ -126,6 +140,7 @@ class Request:
             meta["rotate_seats"] = True
         if self.log:
             meta["log"] = self.log
+        meta.update(self.traced())
         if self.backend != "cpu":
             meta["backend"] = self.backend  # information only: records never depend on it
         if self.records != "all":
@@ -146,6 +161,8 @@ def make_request(
     log: int | str = 0,
     backend: str = "cpu",
     records: str = "all",
+    trace: int = 0,
+    rollouts: int = DEFAULT_ROLLOUTS,
 ) -> Request:
     """Validate a run's parameters (raising CardsimError) and fill in the defaults.
 
@@ -159,7 +176,9 @@ def make_request(
     ``MAX_LOG_ALL`` games). ``backend``: ``"cpu"`` or ``"cuda"`` (a GPU; refused when the
     game has no GPU kernel or no usable GPU is found); the records are the same.
     ``records``: ``"all"`` keeps every game's row, ``"none"`` the statistics only (an
-    aggregate-only run, for any game, single games and match play alike).
+    aggregate-only run, for any game, single games and match play alike). ``trace``: how
+    many of the first games to trace (each seat's chance of winning through the game,
+    from ``rollouts`` rollouts a point; more than ``games`` traces them all).
     """
     check_records(records)
     info = resolve_game(game)
@@ -188,6 +207,7 @@ def make_request(
     logged = logged_games(log, games)
     if logged and "log" not in info.spec.commands:
         raise CardsimError(f"{info.name} cannot log its games event by event yet")
+    traced = traced_games(info, rules, trace, rollouts, games)
     spec = info.spec
     if not spec.takes_strategies:
         if strategies:
@@ -195,8 +215,9 @@ def make_request(
         if rotate_seats:
             raise CardsimError(f"{info.name} has no strategies to rotate")
         return Request(
-            info, players, games, seed, rules, threads, log=logged, backend=backend, records=records
-        )
+            info, players, games, seed, rules, threads, log=logged, backend=backend,
+            records=records, trace=traced, rollouts=rollouts,
+        )  # fmt: skip
     specs = seat_specs(info, strategies, players)
     names = tuple(str(one) for one in specs)
     if backend != "cpu" and any(name.startswith("user:") for name in names):
@@ -223,6 +244,8 @@ def make_request(
         logged,
         backend,
         records,
+        traced,
+        rollouts,
     )
 
 
@@ -247,6 +270,27 @@ def logged_games(log: int | str, games: int) -> int:
     if isinstance(log, bool) or not isinstance(log, int) or log < 0:
         raise CardsimError(f"log must be a whole number of games from 0, or all, got {log!r}")
     return min(log, games)
+
+
+def traced_games(info: GameInfo, rules, trace, rollouts, games: int) -> int:
+    """How many games a run of ``games`` traces for ``trace``, checked with ``rollouts``
+    (refused in one line: not whole numbers, out of range, a game or rules that cannot
+    be traced)."""
+    if isinstance(trace, bool) or not isinstance(trace, int) or trace < 0:
+        raise CardsimError(f"trace must be a whole number of games from 0, got {trace!r}")
+    bad = isinstance(rollouts, bool) or not isinstance(rollouts, int)
+    if bad or not 1 <= rollouts <= MAX_ROLLOUTS:
+        raise CardsimError(f"rollouts must be from 1 to {MAX_ROLLOUTS}, got {rollouts!r}")
+    if not trace:
+        return 0
+    if "trace" not in info.spec.commands:
+        raise CardsimError(f"{info.name} cannot trace its games' win chances yet")
+    if rules.match_play:
+        knob = "match_deals" if getattr(rules, "match_deals", None) is not None else "target_score"
+        raise CardsimError(
+            f"trace follows single deals, and these rules play matches: set {knob}=none to trace"
+        )
+    return min(trace, games)
 
 
 def seat_specs(info: GameInfo, strategies, players: int) -> tuple:
@@ -279,6 +323,12 @@ def has_user_strategy(meta: dict) -> bool:
     return any(str(name).startswith("user:") for name in meta.get("strategies") or [])
 
 
+def traced(meta: dict) -> dict:
+    """The trace settings that ``run.json``'s ``meta`` records, as :func:`make_request`
+    takes them."""
+    return {"trace": meta.get("trace", 0), "rollouts": meta.get("rollouts", DEFAULT_ROLLOUTS)}
+
+
 def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
     """The request that a run folder's ``run.json`` records (to resume or verify it)."""
     if has_user_strategy(meta):
@@ -298,6 +348,7 @@ def request_from_meta(meta: dict, *, threads: int | None = None) -> Request:
             rotate_seats=meta.get("rotate_seats", False),
             log=meta.get("log", 0),
             records=meta.get("records", "all"),
+            **traced(meta),
         )
     except KeyError as exc:
         raise CardsimError(f"run.json lacks {exc}; it cannot be resumed") from None

@@ -49,6 +49,8 @@ def simulate(
     skip_space_check: bool = False,
     dpi: int | None = None,
     formats: str | Sequence[str] | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
 ) -> Run:
     """Play a run, as ``cardsim simulate``, and return it as :func:`analysis.load.load_run`
     reads a run folder: a :class:`analysis.load.Run` with ``meta``, ``games`` (one row per
@@ -70,7 +72,9 @@ def simulate(
     ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
     Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
     is built from (:mod:`simulate.runs.folder.aggregates`); ``log=N`` still gives the logged games'
-    ``events``."""
+    ``events``. ``trace=N`` traces the first N games (single deals of a shedding game):
+    each seat's chance of winning after the deal and after every turn, from ``rollouts``
+    rollouts a point (default 64; ``docs/results-format.md``), the Run's ``trace``."""
     from analysis.load import Run, load_run
 
     from ..commands.runs import new_request
@@ -87,6 +91,8 @@ def simulate(
         "log": log,
         "backend": backend,
         "records": records,
+        "trace": trace,
+        "rollouts": rollouts,
     }
     if out is not None:
         return load_run(
@@ -115,6 +121,7 @@ def simulate(
         raise CardsimError("a cluster run plays on its workers' CPUs: give scheduler or backend")
     logged: list = []
     merged: list = []
+    traces: list = []
     with cluster_session(scheduler, threads) as cluster:
         games_table, matches_table = play_run(
             request,
@@ -122,21 +129,19 @@ def simulate(
             events=logged,
             play=None if cluster is None else cluster.play_chunks,
             aggregates=merged,
+            traces=traces,
         )
     meta = request.meta()
-    events = None
-    if logged:
-        from ...runs.log_tables import concat_events
-
-        events = concat_events(logged).to_pandas()
-        events.attrs.update(meta)
+    events, trace = (_frame(tables, meta) for tables in (logged, traces))
     if request.records == "none":
         import pandas as pd
 
         found = merged[0] if merged else None
         games_frame = found.schema.empty_table().to_pandas() if found else pd.DataFrame()
         games_frame.attrs.update(meta)
-        return Run(path=None, meta=meta, games=games_frame, aggregates=found, events=events)
+        return Run(
+            path=None, meta=meta, games=games_frame, aggregates=found, events=events, trace=trace
+        )
     records = games_table.to_pandas()
     records["end"] = records["end"].astype("category")
     records.attrs.update(meta)
@@ -144,7 +149,18 @@ def simulate(
     if matches_table is not None:
         matches = matches_table.to_pandas()
         matches.attrs.update(meta)
-    return Run(path=None, meta=meta, games=records, matches=matches, events=events)
+    return Run(path=None, meta=meta, games=records, matches=matches, events=events, trace=trace)
+
+
+def _frame(tables: list, meta: dict):
+    """One DataFrame of ``tables`` (events or traces), ``meta`` in its attrs; None for none."""
+    if not tables:
+        return None
+    from ...runs.log_tables import concat_events
+
+    frame = concat_events(tables).to_pandas()
+    frame.attrs.update(meta)
+    return frame
 
 
 @refuses_empty_out
@@ -170,6 +186,8 @@ def write_run(
     skip_space_check: bool = False,
     dpi: int | None = None,
     formats: str | Sequence[str] | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
 ) -> Path:
     """Play a run into the folder ``out``, as ``cardsim simulate --out OUT`` does, and
     return ``out``; nothing is read back (a run too big for memory is written all the
@@ -214,6 +232,8 @@ def write_run(
         rotate_seats=rotate_seats,
         log=log,
         records=records,
+        trace=trace,
+        rollouts=rollouts,
     )
     with cluster_session(scheduler, threads) as cluster:
         runs.play_plan(plan, cluster=cluster, progress=progress, echo=echo)

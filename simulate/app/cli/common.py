@@ -102,6 +102,23 @@ def count_option(help: str, *names: str):
 
 
 GameArg = game_argument()
+TraceOpt = Annotated[
+    int | None,
+    count_option(
+        "Trace the first N games (single deals): each seat's chance of winning after the "
+        "deal and after every turn, from --rollouts rollouts a point, into DIR/trace/ "
+        "(docs/results-format.md) (default: none).",
+        "--trace",
+    ),
+]
+RolloutsOpt = Annotated[
+    int | None,
+    count_option(
+        "Rollouts a traced point plays from states a spectator cannot tell apart, 1 to "
+        "4,096 (default: 64).",
+        "--rollouts",
+    ),
+]
 RuleOpt = Annotated[
     list[str] | None,
     typer.Option(

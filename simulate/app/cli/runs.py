@@ -16,11 +16,13 @@ from .common import (
     FormatsOpt,
     GameArg,
     PlayersOpt,
+    RolloutsOpt,
     RuleOpt,
     SeatsOpt,
     SeedOpt,
     StrategyOpt,
     ThreadsOpt,
+    TraceOpt,
     app,
     chart_options,
     count,
@@ -130,6 +132,8 @@ def simulate(
     ] = "cpu",
     dpi: DpiOpt = None,
     formats: FormatsOpt = None,
+    trace: TraceOpt = None,
+    rollouts: RolloutsOpt = None,
 ):
     """Play many games into a run folder, then write its report.
 
@@ -164,6 +168,8 @@ def simulate(
         "rotate_seats": rotate_seats,
         "log": log,
         "records": records,
+        "trace": trace,
+        "rollouts": rollouts,
     }
     play_and_report(
         game,

@@ -70,6 +70,8 @@ def plan_run(
     rotate_seats: bool = False,
     log: int | str | None = None,
     records: str | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
 ) -> RunPlan:
     """The plan of a run of ``game`` into ``out``, everything checked and nothing written.
 
@@ -97,6 +99,8 @@ def plan_run(
             rotate_seats=rotate_seats,
             log=log,
             records=records,
+            trace=trace,
+            rollouts=rollouts,
         )
         if not skip_space_check:
             from ...runs.folder.writer import check_space
@@ -118,6 +122,8 @@ def plan_run(
         rotate_seats=rotate_seats,
         log=log,
         records=records,
+        trace=trace,
+        rollouts=rollouts,
     )
     if backend != "cpu":
         spec = request.game.spec
@@ -134,18 +140,23 @@ def new_request(
     games: int | None = None,
     log: int | str | None = None,
     records: str | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
     **settings,
 ):
     """The request of a new run of ``game`` (:func:`simulate.runs.request.make_request`) with
     the commands' defaults: ``games`` None, 1,000,000; ``log`` None, no game logged (or
-    as ``--log`` takes it: ``"1,000"``, ``"all"``); ``records`` None, ``"all"``."""
-    from ...runs.request import DEFAULT_GAMES, make_request
+    as ``--log`` takes it: ``"1,000"``, ``"all"``); ``records`` None, ``"all"``; ``trace``
+    None, no game traced; ``rollouts`` None, 64 a point."""
+    from ...runs.request import DEFAULT_GAMES, DEFAULT_ROLLOUTS, make_request
 
     return make_request(
         game,
         games=DEFAULT_GAMES if games is None else games,
         log=log_count(log),
         records="all" if records is None else records,
+        trace=0 if trace is None else trace,
+        rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
         **settings,
     )
 
@@ -210,6 +221,8 @@ def check_settings(
     rotate_seats: bool = False,
     log: int | str | None = None,
     records: str | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
 ) -> None:
     """Refuse a resume whose settings that decide records differ from those of the run's
     request ``held`` (:meth:`~simulate.runs.request.Request.identity`), naming each difference
@@ -237,6 +250,11 @@ def check_settings(
         differ.append(f"--log {log} (the run's: {run['log']})")
     if records is not None and records != run["records"]:
         differ.append(f"--records {records} (the run's: {run['records']})")
+    traced = run.get("trace", 0)
+    if trace is not None and min(trace, run["games"]) != traced:
+        differ.append(f"--trace {trace} (the run's: {traced})")
+    if rollouts is not None and traced and rollouts != run["rollouts"]:
+        differ.append(f"--rollouts {rollouts} (the run's: {run['rollouts']})")
     if differ:
         raise CardsimError(
             f"--resume completes the run in {out} with its own settings, and these differ: "

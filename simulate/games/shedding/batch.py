@@ -295,3 +295,45 @@ def rules_table(rules: SheddingRules, players: int) -> Table:
     if decks > MAX_DECKS:
         raise CardsimError(f"at most {MAX_DECKS} decks, got {decks}")
     return Table(players, decks, rules.hand_size_for(players), rules.to_vector())
+
+
+def trace_random(
+    rules: SheddingRules,
+    players: int,
+    strategies: list[str],
+    seed: int,
+    first_game: int,
+    turns: np.ndarray,
+    *,
+    rollouts: int,
+    forget: list[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each seat's chance of winning through games ``first_game ..`` of the run with this
+    seed (:mod:`.chance_kernel`): ``turns`` int[G], the turns each game lasted (its
+    record's), gives its T + 1 points. Returns ``(starts, wins)``: game ``first_game + i``'s
+    points are rows ``starts[i] .. starts[i + 1] - 1`` (int64[G + 1]) of ``wins``
+    (int32[P, players]: rollouts won of ``rollouts``, point t after turn t)."""
+    from .chance_kernel import trace_random_games
+
+    table = rules_table(rules, players)
+    seats = seat_arrays(strategies, players, forget)
+    count = len(turns)
+    starts = np.zeros(count + 1, np.int64)
+    np.cumsum(np.asarray(turns, np.int64) + 1, out=starts[1:])
+    # At least two rows of each (see play_random): the spare rows are never written.
+    wins = np.zeros((max(int(starts[-1]), 2), players), np.int32)
+    points = np.zeros(max(count, 2), np.int64)
+    padded = np.full(max(count, 2) + 1, starts[-1], np.int64)
+    padded[: count + 1] = starts
+    run = Run(*seed_key(seed), first_game)
+    trace_random_games(
+        table, seats, run, rollouts, padded, wins, points, *sharing(games=len(points))
+    )
+    lasted = np.flatnonzero(points[:count] != np.diff(starts))
+    if len(lasted):
+        i = int(lasted[0])
+        raise CardsimError(
+            f"game {first_game + i} had {points[i] - 1} turns when traced, "
+            f"{int(turns[i])} in its record"
+        )
+    return starts, wins[: starts[-1]]

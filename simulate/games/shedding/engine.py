@@ -36,7 +36,11 @@ class SheddingEngine:
         events = None
         if log:
             events = records.events_table(columns["event_games"], columns["events"])
-        return Chunk(records.to_table(first, columns, names, request.strategies), events=events)
+        return Chunk(
+            records.to_table(first, columns, names, request.strategies),
+            events=events,
+            trace=_trace(request, seating, first, columns["turns"]),
+        )
 
     def device_chunk(self, request, seating: tuple, first: int, count: int):
         """:meth:`play`'s games played on the GPU, their records left in device memory: a
@@ -44,7 +48,8 @@ class SheddingEngine:
         reduces there; or None, before playing anything, where the records go through the
         CPU: a CPU run, match play, or logged games among these."""
         cuda = getattr(request, "backend", "cpu") == "cuda"
-        if not cuda or request.match_play or count < 1 or getattr(request, "log", 0) > first:
+        logged = max(getattr(request, "log", 0), getattr(request, "trace", 0)) > first
+        if not cuda or request.match_play or count < 1 or logged:
             return None
         from . import cuda_batch
 
@@ -102,6 +107,27 @@ class SheddingEngine:
             which = f"match {match}, deal {deal}"
         header = header_line(request, which)
         return self.replay_text(request, events, header=header, hands=hands)
+
+
+def _trace(request, seating: tuple, first: int, turns: np.ndarray):
+    """The win chances of the chunk's traced games (the run's first ``request.trace``;
+    ``turns``: the chunk's games' turns, from their records), played on the CPU whatever
+    the backend; None when none is traced."""
+    traced = max(0, min(getattr(request, "trace", 0) - first, len(turns)))
+    if not traced:
+        return None
+    from ...core.chances import trace_table
+
+    starts, wins = batch.trace_random(
+        request.rules,
+        request.players,
+        list(seating),
+        request.seed,
+        first,
+        turns[:traced],
+        rollouts=request.rollouts,
+    )
+    return trace_table(first, starts, wins)
 
 
 def _match_events(columns: dict, row: int):

@@ -210,11 +210,13 @@ from .kernel_layout import (
     S_LEN,
     S_N,
     S_NAMED,
+    S_NEXT,
     S_ONE_DECK,
     S_ONE_OPTION,
     S_OPENINGS,
     S_OPTIONS,
     S_PASSES,
+    S_PAUSE,
     S_PENDING,
     S_PLAYS,
     S_PLEN,
@@ -865,7 +867,9 @@ def _play(g, stream, seat, user, log, searcher):
     None in a search's rollouts and on the GPU.
 
     A rollout's copy (``g[S_RESUME]`` set, see :func:`.search.set_rollout`) resumes its first
-    turn at the decision it was copied at, taking the forced option ``g[S_FORCED]``.
+    turn at the decision it was copied at, taking the forced option ``g[S_FORCED]``. A
+    traced game (``g[S_PAUSE]`` = t > 0) returns before turn t + 1, unended, with the seat
+    that takes it in ``g[S_NEXT]`` (:mod:`.chance_kernel`).
     """
     n = g[S_N]
     wild_mask = g[S_WILD_MASK]
@@ -889,6 +893,10 @@ def _play(g, stream, seat, user, log, searcher):
     top_ranks = RANK_BITS << (top % 13)
     matching = (SUIT_BITS << (13 * g[S_SUIT])) | top_ranks
     forcing = g[S_RESUME] != 0
+    # Before a turn: the turn cap ends the game, a traced game's pause returns (one test).
+    stop = max_turns
+    if 0 < g[S_PAUSE] < max_turns:
+        stop = g[S_PAUSE]
     while True:
         if forcing:  # a rollout's copy: its first turn resumes at a decision
             g[S_RESUME] = 0
@@ -899,11 +907,14 @@ def _play(g, stream, seat, user, log, searcher):
             extra = g[S_R_EXTRA]
             drawn = g[S_R_DRAWN]
         else:
-            if g[S_TURNS] >= max_turns:
-                g[S_END] = END_TURN_CAP
+            seat &= SEAT_BITS
+            if g[S_TURNS] >= stop:
+                if g[S_TURNS] >= max_turns:
+                    g[S_END] = END_TURN_CAP
+                else:
+                    g[S_NEXT] = seat
                 return
             # --- one turn of ``seat``
-            seat &= SEAT_BITS
             g[S_TURNS] += 1
             g[S_SKIP_NEXT] = 0
             if log is not None:
@@ -1422,6 +1433,19 @@ def play_game(
     caller made four compiled copies of it where two, with and without a log, serve every
     caller: the CPU's kernels and the GPU's, under the CUDA simulator too). ``searcher``:
     the searching seats' C callable, or a placeholder, or None (see :func:`_play`)."""
+    seat = start_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, log)
+    _play(g, stream, seat, user, log, searcher)
+    if log is not None:
+        log.at[logs.AT_TURN] = g[S_TURNS]
+        stock = g[S_SEND] - g[S_SPOS]
+        logs.put(log, g[S_WINNER], EV_END, NONE, NONE, NONE, NONE, NONE, stock, g[S_END])
+    _record(g, stats, seats, row)
+
+
+@njit(cache=True, _nrt=False)
+def start_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, log):
+    """Deal game ``game`` from the stream ``(seed, game, stream_id)`` (:func:`play_game`'s
+    arguments) and turn the starter; returns the seat that takes the first turn."""
     stream_init(stream, key0, key1, game, stream_id)
     seat = _deal(g, stream, decks, hand_size, first)
     g[S_KEY0] = key0  # a search's rollout streams are numbered from the game's
@@ -1432,12 +1456,7 @@ def play_game(
         _log_deal(g, log, seat, hand_size)
     if g[G_RULES + R_START] == START_FLIP:
         _turn_starter(g, stream, log)
-    _play(g, stream, seat, user, log, searcher)
-    if log is not None:
-        log.at[logs.AT_TURN] = g[S_TURNS]
-        stock = g[S_SEND] - g[S_SPOS]
-        logs.put(log, g[S_WINNER], EV_END, NONE, NONE, NONE, NONE, NONE, stock, g[S_END])
-    _record(g, stats, seats, row)
+    return seat
 
 
 @njit(cache=True, _nrt=False)

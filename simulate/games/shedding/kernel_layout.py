@@ -136,7 +136,11 @@ S_DECISIONS = S_RESUME + 2
 S_CHOICES = S_RESUME + 3
 S_OPTIONS = S_RESUME + 4
 S_ONE_OPTION = S_RESUME + 5
-S_GAME_SIZE = S_RESUME + 6
+# A traced game (see :mod:`.chance_kernel`) pauses between turns: ``_play`` returns before
+# turn ``S_PAUSE + 1`` (0: never pauses), the seat that takes it left in ``S_NEXT``.
+S_PAUSE = S_RESUME + 6
+S_NEXT = S_RESUME + 7
+S_GAME_SIZE = S_RESUME + 8
 S_HELD = S_GAME_SIZE
 S_LEN = S_HELD + MAX_PLAYERS  # LANES words: lanes.PAD past the last seat
 # ... and what stays from game to game of a run (set by :func:`_prepare`).

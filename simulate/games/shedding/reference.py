@@ -357,6 +357,9 @@ class Game:
         self.decisions = 0
         # Decision points (see tally): with two options or more, their options, with one.
         self.choices = self.options = self.one_option = 0
+        # Called with (game, seat) before each turn, the turn cap checked: a traced game's
+        # pause (see reference_chances); None in every other game.
+        self.on_turn = None
 
     # --- running -------------------------------------------------------------------------
 
@@ -378,6 +381,8 @@ class Game:
         while True:
             if self.turns >= self.rules.max_turns:  # Fine point: checked before a turn
                 raise GameOver("turn_cap")
+            if self.on_turn is not None:
+                self.on_turn(self, seat)
             seat = self.take_turn(seat)
             self.mark()  # the end of a turn, passes and draws included
 

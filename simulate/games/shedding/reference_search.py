@@ -230,16 +230,24 @@ class Forced(Strategy):
 
 
 def rollout_copy(game: Game, stream: Stream, policy: strategy_specs.StrategySpec) -> Game:
-    """A copy of ``game`` for a rollout: its own lists, drawing from ``stream``, every seat
-    playing ``policy``, no forgotten calls, no trace or events."""
+    """A copy of ``game`` for a search's rollout (:func:`world_copy`): every seat playing
+    ``policy``, no forgotten calls."""
+    return world_copy(game, stream, [policy] * game.n, [0.0] * game.n)
+
+
+def world_copy(game: Game, stream: Stream, policies: list, forget: list[float]) -> Game:
+    """A copy of ``game`` to play on: its own lists, drawing from ``stream``, seat s playing
+    ``policies[s]`` (a spec) and forgetting its call with chance ``forget[s]``; no notes,
+    events or pauses."""
     twin = copy.copy(game)
     twin.hands = [list(hand) for hand in game.hands]
     twin.stock, twin.pile = list(game.stock), list(game.pile)
     twin.barred, twin.behind = list(game.barred), list(game.behind)
-    twin.stream, twin.trace, twin.events = stream, None, None
-    twin.forget = [0.0] * game.n
+    twin.stream, twin.trace, twin.events, twin.on_turn = stream, None, None, None
+    twin.forget = list(forget)
     twin.strategies = [
-        reference_strategies.make_strategy(policy, stream, twin, seat) for seat in range(game.n)
+        reference_strategies.make_strategy(policy, stream, twin, seat)
+        for seat, policy in enumerate(policies)
     ]
     return twin
 

@@ -49,6 +49,7 @@ from .kernel_layout import (
     S_HELD,
     S_LEN,
     S_N,
+    S_PAUSE,
     S_PENDING,
     S_PLEN,
     S_R_COMPULSORY,
@@ -213,6 +214,7 @@ def set_rollout(g, seat, mode, compulsory, extra, drawn):
         g[S_STRATEGY + other] = code
         g[S_FORGET + other] = -1
     g[S_RESUME] = 1
+    g[S_PAUSE] = 0  # a rollout plays to the end, even in a traced game
     g[S_R_MODE] = mode
     g[S_R_COMPULSORY] = compulsory
     g[S_R_EXTRA] = extra

@@ -182,7 +182,7 @@ GAME_SPEC = GameSpec(
     parse_strategy=parse,
     report_path="analysis.reports.shedding:build_shedding_report",
     tune_path="simulate.app.commands.shedding_tune:tune",
-    commands=frozenset({"replay", "tune", "log"}),
+    commands=frozenset({"replay", "tune", "log", "trace"}),
     # measured: 12.7 bytes a 4-seat game, 5.4 a match (10^8 records)
     deal_shape=deal_shape,
     bytes_per_record=lambda players: 6.0 + 4.0 * players,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ...core.errors import CardsimError
 from ...games.spec import Chunk
-from ..request import Request, make_request, max_threads
+from ..request import Request, make_request, max_threads, traced
 
 VERSIONED = ("cardsim", "numba", "numpy")
 """The packages whose versions must be the same on the client and every worker."""
@@ -177,6 +177,7 @@ def request_of(task: TaskRequest) -> Request:
         rotate_seats=meta.get("rotate_seats", False),
         log=meta.get("log", 0),
         records=meta.get("records", "all"),
+        **traced(meta),
     )
 
 
@@ -235,7 +236,9 @@ def play_task(
 
     if request.match_play:
         return dataclasses.replace(chunk, matches=Encoded.of(chunk.matches))
-    return Chunk(Encoded.of(chunk.games), events=Encoded.of(chunk.events))
+    return Chunk(
+        Encoded.of(chunk.games), events=Encoded.of(chunk.events), trace=Encoded.of(chunk.trace)
+    )
 
 
 def _reduced_task(
@@ -252,7 +255,7 @@ def _reduced_task(
     from ..log_tables import concat_events
 
     size = games_per_chunk(request, chunk_size or DEFAULT_CHUNK)
-    merged, events, rows = None, [], 0
+    merged, events, traces, rows = None, [], [], 0
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)
         for at in range(first, first + count, size):
@@ -260,4 +263,5 @@ def _reduced_task(
             rows += part.aggregates.records
             merged = part.aggregates if merged is None else merged.merge(part.aggregates)
             events.append(part.events)
-    return Chunk(None, events=concat_events(events), aggregates=merged)
+            traces.append(part.trace)
+    return Chunk(None, events=concat_events(events), aggregates=merged, trace=concat_events(traces))

@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MANIFEST_FILE = "manifest.jsonl"
-RECORD_KINDS = ("games", "matches", "events", "aggregates", "paired")
+RECORD_KINDS = ("games", "matches", "events", "aggregates", "paired", "trace")
 """The kinds of record a chunk can hold, each a table of its own (``aggregates``: the
 merged statistics of an aggregate-only run, ``--records none``, in place of ``games``;
 see :mod:`simulate.runs.folder.aggregates`; ``paired``: beside them, a study's variant's paired counts
-against its base, :mod:`analysis.paired_counts`)."""
+against its base, :mod:`analysis.paired_counts`; ``trace``: the traced games' win chances)."""
+PER_GAME_KINDS = ("events", "trace")
+"""The kinds that hold some games of a chunk (the run's first: logged, traced), kept by
+aggregate-only runs too."""
 
 
 @dataclass(frozen=True)
@@ -208,9 +211,9 @@ def _key_span(handle, key: str) -> tuple[int, int]:
     return min(lows), max(highs)
 
 
-SPANNED_KINDS = ("games", "matches", "events")
+SPANNED_KINDS = ("games", "matches", *PER_GAME_KINDS)
 """The kinds of record whose rows name their game (match): ``games`` and ``matches`` hold
-every game of their chunk, ``events`` those that were logged."""
+every game of their chunk, ``events`` and ``trace`` those that were logged or traced."""
 
 
 def _contents_problem(data: bytes, part: Part, entry: Entry, kind: str) -> str | None:
@@ -232,7 +235,7 @@ def _contents_problem(data: bytes, part: Part, entry: Entry, kind: str) -> str |
     if span is None:
         return None
     low, high = span
-    if kind == "events":  # the logged games only
+    if kind in PER_GAME_KINDS:  # the logged (traced) games only
         agrees = entry.first <= low and high < entry.stop
     else:
         agrees = (low, high) == (entry.first, entry.stop - 1)

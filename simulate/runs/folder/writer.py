@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from ...core.errors import CardsimError
 from . import manifest as mf
 from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
-from .manifest import progress_text, resume_hint
+from .manifest import PER_GAME_KINDS, progress_text, resume_hint
 
 LEGACY_GAMES_FILE = "games.parquet"
 LEGACY_MATCHES_FILE = "matches.parquet"
@@ -309,8 +309,9 @@ class RunWriter:
         record tables by kind (``games``, and ``matches`` in match play). A full disk
         raises :class:`DiskFull`; the chunk is then not counted and leaves no file."""
         if "aggregates" in tables:
+            logs = {kind: tables.get(kind) for kind in PER_GAME_KINDS}
             return self._write_aggregates(
-                first, count, tables["aggregates"], tables.get("events"), tables.get("paired")
+                first, count, tables["aggregates"], logs, tables.get("paired")
             )
         try:
             entry = mf.Entry(first, count, self._write_parts(first, tables))
@@ -336,16 +337,15 @@ class RunWriter:
             parts[kind] = mf.Part(name, table.num_rows, data.size, mf.sha256_of(data))
         return parts
 
-    def _write_aggregates(
-        self, first: int, count: int, found, events: pa.Table | None, paired=None
-    ) -> None:
+    def _write_aggregates(self, first: int, count: int, found, logs: dict, paired=None) -> None:
         """An aggregate-only chunk (:class:`simulate.runs.folder.aggregates.Aggregates`): merged into
         the chunk that ends where it starts, written as one new file (durable), the
         manifest replaced atomically, the old file removed; so the folder holds one
         aggregates file of bounded size, and a crash loses at most this chunk.
 
-        A chunk that holds logged games (``events``) keeps its own entry, its events file
-        beside its aggregates, and later chunks do not merge into it: the logged games are
+        A chunk that holds logged or traced games (``logs``: their ``events`` and ``trace``
+        tables by kind, None for none) keeps its own entry, their files beside its
+        aggregates, and later chunks do not merge into it: the logged and traced games are
         the run's first, so the folder holds one more aggregates file per such chunk.
 
         ``paired`` (a study's variant: its paired counts against the base,
@@ -357,11 +357,13 @@ class RunWriter:
             (
                 e
                 for e in self.manifest.entries
-                if e.stop == first and "aggregates" in e.parts and "events" not in e.parts
+                if e.stop == first
+                and "aggregates" in e.parts
+                and not any(kind in e.parts for kind in PER_GAME_KINDS)
             ),
             None,
         )
-        if events is not None:
+        if any(table is not None for table in logs.values()):
             previous = None
         start, merged = first, found
         if previous is not None:
@@ -376,7 +378,7 @@ class RunWriter:
             (self.folder / "aggregates").mkdir(exist_ok=True)
             mf.write_file(self.folder / name, data, durable=self.durable)
             part = mf.Part(name, merged.records, len(data), mf.sha256_of(data))
-            parts = {"aggregates": part, **self._write_parts(first, {"events": events})}
+            parts = {"aggregates": part, **self._write_parts(first, logs)}
             pairs = self._merged_pairs(previous, paired)
             if pairs is not None:
                 parts["paired"] = self._write_merged("paired", start, first + count, pairs)

@@ -1,0 +1,169 @@
+"""Each seat's chance of winning through a shedding game (``--trace``): the kernel's
+points equal the reference's, rollout for rollout, on rule sets with every kind of turn;
+tracing a game never changes it; threads and chunks never change a trace."""
+
+import numba
+import numpy as np
+import pytest
+from differential import shedding_grid as grid
+from typer.testing import CliRunner
+
+import simulate
+from analysis.load import load_run
+from simulate.app.cli import app
+from simulate.games.shedding import batch, reference_chances
+from simulate.games.shedding.rules import preset
+
+CONFIGS = (
+    "pis-yedili",
+    "all-lead-club-short-hands-barred",
+    "flip-pis-yedili",
+    "wild-answers-draw",
+    "draw-up-to-3",
+    "openspiel-2",
+)
+"""Grid configurations with openings, a flipped starter, penalties, barred seats that
+forgot their call, drawn cards played or kept, draws up to N and mixed strategies."""
+ROLLOUTS = 3
+
+
+def _trace(rules, players, strategies, seed, first, count, forget=None, rollouts=ROLLOUTS):
+    columns = batch.play_random(rules, players, strategies, seed, first, count, forget)
+    starts, wins = batch.trace_random(
+        rules, players, strategies, seed, first, columns["turns"], rollouts=rollouts,
+        forget=forget,
+    )  # fmt: skip
+    return columns, starts, wins
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_kernel_traces_as_the_reference(name):
+    config = next(c for c in grid.CONFIGS if c[0] == name)
+    _, _, _, players, strategies, forget = config
+    rules = grid.rules_of(config)
+    columns, starts, wins = _trace(rules, players, strategies, 7, 40, 3, forget)
+    for i in range(3):
+        expected = reference_chances.trace(
+            rules, players, strategies, 7, 40 + i, rollouts=ROLLOUTS, forget=forget
+        )
+        assert wins[starts[i] : starts[i + 1]].tolist() == expected, (name, i)
+
+
+def test_a_searching_seat_plays_its_rollout_policy_in_the_rollouts():
+    rules, seats = preset("crazy-eights"), ["pimc:2", "greedy", "pimc:k=2,rollout=hold-wilds"]
+    _, starts, wins = _trace(rules, 3, seats, 3, 0, 2)
+    for i in range(2):
+        expected = reference_chances.trace(rules, 3, seats, 3, i, rollouts=ROLLOUTS)
+        assert wins[starts[i] : starts[i + 1]].tolist() == expected
+
+
+def test_a_trace_runs_from_the_deal_to_the_outcome():
+    rules, players = preset("crazy-eights"), 4
+    columns, starts, wins = _trace(rules, players, ["random"] * players, 11, 0, 200, rollouts=8)
+    assert np.array_equal(np.diff(starts), columns["turns"].astype(np.int64) + 1)
+    assert (wins >= 0).all() and (wins.sum(axis=1) <= 8).all()
+    last = wins[starts[1:] - 1]
+    for i, winner in enumerate(columns["winner"].tolist()):
+        assert last[i].tolist() == [8 * (seat == winner) for seat in range(players)]
+    # Before the first turn every seat has a real chance; most rollouts have a winner.
+    assert (wins[starts[:-1]] > 0).mean() > 0.5
+    assert wins[starts[:-1]].sum() > 0.9 * 8 * 200
+
+
+def test_threads_and_chunks_never_change_a_trace():
+    rules, seats = preset("pis-yedili"), ["random", "greedy", "hold-wilds", "random"]
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        _, _, serial = _trace(rules, 4, seats, 5, 100, 30)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        _, _, parallel = _trace(rules, 4, seats, 5, 100, 30)
+        _, _, first = _trace(rules, 4, seats, 5, 100, 11)
+        _, _, rest = _trace(rules, 4, seats, 5, 111, 19)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(serial, parallel)
+    np.testing.assert_array_equal(serial, np.concatenate([first, rest]))
+
+
+def test_a_record_that_is_not_the_game_s_is_refused():
+    rules = preset("crazy-eights")
+    columns = batch.play_random(rules, 3, ["random"] * 3, 1, 0, 2)
+    wrong = columns["turns"] + np.array([0, 1], np.int32)
+    with pytest.raises(Exception, match="game 1 had"):
+        batch.trace_random(rules, 3, ["random"] * 3, 1, 0, wrong, rollouts=2)
+
+
+# --- the trace in a run --------------------------------------------------------------------
+
+RUN = {"players": 3, "games": 60, "seed": 9, "rules": {"hand_size": 5}}
+"""A short Crazy Eights run whose traced games cross chunks of 7."""
+
+
+def _folder_run(tmp_path, name, *, trace, rollouts=4, records="all", rotate=False):
+    from simulate.runs.engine import play_run
+    from simulate.runs.request import make_request
+
+    request = make_request(
+        "crazy-eights", threads=1, trace=trace, rollouts=rollouts, records=records,
+        rotate_seats=rotate, strategies=["random", "greedy", "hold-wilds"], **RUN,
+    )  # fmt: skip
+    play_run(request, out=tmp_path / name, chunk_size=7, collect=False)
+    return load_run(tmp_path / name)
+
+
+def test_a_run_keeps_its_trace_and_load_run_reads_it(tmp_path):
+    run = _folder_run(tmp_path, "run", trace=20)
+    assert run.meta["trace"] == 20 and run.meta["rollouts"] == 4
+    assert list(run.trace.columns) == ["game", "turn", "seat", "wins"]
+    assert [str(t) for t in run.trace.dtypes] == ["int64", "int32", "int8", "int16"]
+    # The points of the first 20 games, as the batch traces them; the records untouched.
+    rules = preset("crazy-eights").with_overrides({"hand_size": 5})
+    seats = ["random", "greedy", "hold-wilds"]
+    columns, starts, wins = _trace(rules, 3, seats, 9, 0, 20, rollouts=4)
+    assert run.trace["wins"].to_numpy().tolist() == wins.ravel().tolist()
+    lengths = run.trace.groupby("game").size().to_numpy()
+    assert lengths.tolist() == (3 * np.diff(starts)).tolist()
+    untraced = _folder_run(tmp_path, "untraced", trace=0)
+    assert untraced.trace is None and "trace" not in untraced.meta
+    assert run.games.equals(untraced.games)
+    memory = simulate.simulate(
+        "crazy-eights", threads=1, trace=20, rollouts=4, strategies=seats, **RUN
+    )
+    assert memory.trace.equals(run.trace)
+
+
+def test_an_aggregate_only_run_keeps_the_same_trace(tmp_path):
+    whole = _folder_run(tmp_path, "whole", trace=9)
+    counts = _folder_run(tmp_path, "counts", trace=9, records="none")
+    assert counts.trace.equals(whole.trace)
+
+
+def test_rotated_seats_trace_every_seating(tmp_path):
+    run = _folder_run(tmp_path, "run", trace=4, rotate=True)
+    assert sorted(run.trace["rotation"].unique().tolist()) == [0, 1, 2]
+    order = run.trace[["game", "rotation", "turn", "seat"]].to_records(index=False).tolist()
+    assert order == sorted(order)
+    first = run.trace[run.trace["rotation"] == 0].drop(columns="rotation").reset_index(drop=True)
+    plain = _folder_run(tmp_path, "plain", trace=4)
+    assert first.equals(plain.trace)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["crazy-eights", "--trace", "5", "--rollouts", "0"], ["rollouts", "from 1 to 4096", "0"]),
+        (["crazy-eights", "--trace", "5", "--rollouts", "5000"], ["rollouts", "5000"]),
+        (["pis-yedili", "--trace", "5"], ["single deals", "match_deals=none"]),
+        (["bmn", "--trace", "5"], ["cannot trace"]),
+        (["crazy-eights", "--trace", "-3"], ["trace", "whole number", "-3"]),
+    ],
+)
+def test_bad_trace_is_one_line_and_writes_nothing(tmp_path, args, words):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["simulate", *args, "--games", "10", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    for word in words:
+        assert word in result.output
+    assert not out.exists()
