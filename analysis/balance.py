@@ -14,6 +14,8 @@ tense to the end, and does it reward skill? Each measure with its 95% interval.
                            minus 1/n (restricted play); 0 for a game without choices
 ``forced_share``           the share of decision points with one option (shedding games)
 ``branching``              options per decision with two or more (the branching factor)
+``drama`` ...              a traced run's (``--trace``): how each seat's chance of winning
+                           moves through a game (:mod:`analysis.chances`)
 =========================  ==================================================================
 
 In match play the win shares (first seat, spread) are of the matches (match winners, a
@@ -52,6 +54,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
+from analysis.chances import DEFINITIONS as CHANCE_DEFINITIONS
+from analysis.chances import TRACE_MEASURES, chance_measures
 from analysis.errors import ReportError
 from simulate.runs.folder.batch import Batch
 from simulate.runs.folder.records import game_spec
@@ -109,7 +113,11 @@ DEFINITIONS: dict[str, str] = {
         "a drawn card): the branching factor; 95% normal interval of the ratio of the games' "
         "sums"
     ),
+    **CHANCE_DEFINITIONS,
 }
+ORDER: tuple[str, ...] = (*MEASURES, *TRACE_MEASURES)
+"""Every measure a balance table may hold, in its order: the records' and skill's, then
+the trace's (:mod:`analysis.chances`, a traced run's only)."""
 
 COMEBACK_CARDS = 3
 """A winner that trailed by this many cards or more made a comeback."""
@@ -405,16 +413,20 @@ def balance_measures(
     players: int,
     matches: pd.DataFrame | None = None,
     skill: pd.DataFrame | None = None,
+    trace: pd.DataFrame | None = None,
+    rollouts: int | None = None,
 ) -> pd.DataFrame:
-    """One row per measure that can be computed, index = measure name in MEASURES order,
+    """One row per measure that can be computed, index = measure name in ORDER,
     columns value, lo, hi (95% interval; lo == hi == value when exact, e.g. BMN skill 0),
     definition.
 
     games: the run's games table as load_run returns it (one row per game, per deal in
     match play); matches: the matches table in match play; skill: the games table of the
     skill games (a rotate_seats run whose seat 0 strategy is the skilled one: in rotation r
-    the skilled seat is r). Shares are fractions of 1, lengths in turns (tricks), skill and
-    the advantages in shares (0.01 = one point)."""
+    the skilled seat is r); trace: the run's trace (``--trace``, from ``rollouts`` rollouts
+    a point), whose measures (:mod:`analysis.chances`) join the others. Shares are
+    fractions of 1, lengths in turns (tricks), skill and the advantages in shares (0.01 =
+    one point)."""
     columns = list(games.columns)
     counts = BalanceCounts(spec, players, columns, lead_of(columns, games.attrs.get("rules", {})))
     counts.update(_batch(games, counts.columns))
@@ -429,7 +441,10 @@ def balance_measures(
         if not skill[skill_counts.key].is_monotonic_increasing:
             ordered = skill.sort_values(skill_counts.key, kind="stable")
         skill_counts.update(_batch(ordered, skill_counts.columns))
-    return measures_from_counts(counts, spec=spec, match_wins=match_wins, skill=skill_counts)
+    chances = chance_measures(trace, rollouts=rollouts) if trace is not None else None
+    return measures_from_counts(
+        counts, spec=spec, match_wins=match_wins, skill=skill_counts, chances=chances
+    )
 
 
 def measures_from_counts(
@@ -438,10 +453,12 @@ def measures_from_counts(
     spec: GameSpec,
     match_wins: tuple[np.ndarray, int] | None = None,
     skill: SkillCounts | None = None,
+    chances: dict[str, tuple[float, float, float]] | None = None,
 ) -> pd.DataFrame:
     """The table of :func:`balance_measures` from counts already made: ``match_wins`` is
     each seat's summed share of the match wins (shape (players,)) and the number of
-    matches, in match play."""
+    matches, in match play; ``chances``: the trace's measures
+    (:func:`analysis.chances.chance_measures`), None for an untraced run."""
     players = counts.players
     wins, total = (counts.wins.astype(float), counts.n) if match_wins is None else match_wins
     rows: dict[str, tuple[float, float, float]] = {}
@@ -469,7 +486,8 @@ def measures_from_counts(
     elif skill is not None:
         p, lo, hi = skill.estimate()
         rows["skill"] = (p - 1 / players, lo - 1 / players, hi - 1 / players)
-    names = [name for name in MEASURES if name in rows]
+    rows.update(chances or {})
+    names = [name for name in ORDER if name in rows]
     table = pd.DataFrame(
         [rows[name] for name in names],
         index=pd.Index(names, name="measure"),
@@ -491,7 +509,13 @@ def balance_table(run: Run, *, skill: Run | None = None) -> pd.DataFrame:
         if problem:
             raise ReportError(f"the skill games do not fit this run: {problem}")
     return balance_measures(
-        run.games, spec=game_spec(run.meta), players=run.players, matches=run.matches, skill=games
+        run.games,
+        spec=game_spec(run.meta),
+        players=run.players,
+        matches=run.matches,
+        skill=games,
+        trace=run.trace,
+        rollouts=run.meta.get("rollouts"),
     )
 
 
@@ -585,6 +609,7 @@ __all__ = [
     "DEFINITIONS",
     "DEFAULT_SKILL",
     "MEASURES",
+    "ORDER",
     "SKILL_FOLDER",
     "SKILL_OPPONENT",
     "BalanceCounts",

@@ -28,6 +28,7 @@ from analysis.balance import (
     skill_mismatch,
     skill_strategy,
 )
+from analysis.chances import chance_measures
 from analysis.errors import ReportError
 from analysis.load import RunFolder, open_run, scan
 from analysis.rendering.document import Block, Heading, Paragraph, Table
@@ -45,6 +46,7 @@ from analysis.rendering.words import (
     pct_digits,
     singular,
 )
+from simulate.runs.folder.records import record_files
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Balance:
     skill_note: str = ""
     """Why skill games found were left out, or (skill measured) a sentence saying they are
     incomplete; "" otherwise."""
+    traced: tuple[int, int] | None = None
+    """The games traced and their rollouts a point (``--trace``), None for an untraced run."""
 
 
 def balance_along(run: RunFolder) -> Callable[[], Balance]:
@@ -89,7 +93,11 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
         skill, strategy, note = None, None, ""
         if spec.takes_strategies:
             skill, strategy, note = _skill_games(run)
-        table = measures_from_counts(counts, spec=spec, match_wins=match_wins, skill=skill)
+        chances = _chances(run)
+        table = measures_from_counts(
+            counts, spec=spec, match_wins=match_wins, skill=skill, chances=chances
+        )
+        traced = (run.meta["trace"], run.meta["rollouts"]) if chances is not None else None
         return Balance(
             table=table,
             players=players,
@@ -101,9 +109,21 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
             tension=all(column in run.columns for column in TENSION_COLUMNS),
             skill=strategy,
             skill_note=note,
+            traced=traced,
         )
 
     return balance
+
+
+def _chances(run: RunFolder) -> dict | None:
+    """The measures of the run's trace (:func:`analysis.chances.chance_measures`), None
+    when it traced no game."""
+    if not run.meta.get("trace"):
+        return None
+    files = record_files(run.path, run.meta, "trace")
+    if not files:
+        return None
+    return chance_measures(files.read().to_pandas(), rollouts=run.meta["rollouts"])
 
 
 def folder_balance(path) -> pd.DataFrame:
@@ -157,6 +177,14 @@ def balance_section(balance: Balance) -> list[Block]:
         text += (
             f" The win shares are of the {count_text(balance.matches, 'match')} (a tied win "
             "split between the tied seats); the other measures are per deal."
+        )
+    if balance.traced is not None:
+        games, rollouts = balance.traced
+        text += (
+            f" The chance measures (drama to chance lead changes) are of the "
+            f"{count_text(games, 'game')} traced, each seat's chance of winning estimated "
+            f"from {fmt_int(rollouts)} rollouts after the deal and after every turn "
+            "(`--trace`; the games without a winner left out)."
         )
     if not balance.tension:
         text += (
@@ -217,7 +245,10 @@ def measure_cells(table: pd.DataFrame, length: str) -> list[list[str]]:
 
 
 _POINTS = ("first_seat_advantage", "skill")
-_SHARES = ("decisive", "comebacks", "forced_share")
+_SHARES = ("decisive", "comebacks", "forced_share", "dramatic_games", "security", "decisive_moment")
+_GAPS = ("seat_spread", "drama", "stability")
+"""Differences of shares or chances, in points."""
+_COUNTS = ("lead_changes", "chance_lead_changes")
 
 
 def _digits(lo: float, hi: float) -> int:
@@ -230,7 +261,7 @@ def _digits(lo: float, hi: float) -> int:
 def _value(name: str, row, length: str) -> str:
     if name in _POINTS:
         return fmt_points(row.value, pct_digits(row.lo, row.hi))
-    if name == "seat_spread":
+    if name in _GAPS:
         return f"{100 * row.value:.{pct_digits(row.lo, row.hi)}f} pts"
     if name in _SHARES:
         return fmt_pct(row.value, pct_digits(row.lo, row.hi))
@@ -240,7 +271,7 @@ def _value(name: str, row, length: str) -> str:
     text = f"{row.value:,.{digits}f}"
     if name == "branching":
         return f"{text} options"
-    return text if name == "lead_changes" else f"{text} {length}"
+    return text if name in _COUNTS else f"{text} {length}"
 
 
 def _interval(name: str, row) -> str:
@@ -249,7 +280,7 @@ def _interval(name: str, row) -> str:
     if name in _POINTS:
         digits = pct_digits(row.lo, row.hi)
         return f"{fmt_signed(100 * row.lo, digits)} to {fmt_signed(100 * row.hi, digits)} pts"
-    if name == "seat_spread":
+    if name in _GAPS:
         return f"{fmt_range(100 * row.lo, 100 * row.hi, pct_digits(row.lo, row.hi))} pts"
     if name in _SHARES:
         return fmt_ci(row.lo, row.hi, pct_digits(row.lo, row.hi))

@@ -261,6 +261,8 @@ def balance(
     report: bool = False,
     progress: bool = False,
     scheduler: str | None = None,
+    trace: int | None = None,
+    rollouts: int | None = None,
 ) -> pd.DataFrame:
     """Play a run and its skill games, as ``cardsim balance``, and return the balance
     measures (:func:`analysis.balance.balance_measures`): one row per measure
@@ -281,10 +283,19 @@ def balance(
     without ``out`` nothing is written. With ``out`` the measures are read from the folders
     in batches, as the report reads them: the memory does not grow with the run.
     ``scheduler``: the run and its skill games are played on a Dask cluster (one
-    connection for both), as for :func:`simulate`."""
+    connection for both), as for :func:`simulate`. ``trace``: the games traced (None:
+    2,000 where the game and rules can be traced, single deals of a shedding game), from
+    ``rollouts`` rollouts a point (None: 64), whose measures (``drama`` ...,
+    :mod:`analysis.chances`) join the table."""
     from analysis.balance import balance_table
 
-    from ..commands.balance import check_skill_options, plan_balance, play_balance, skill_request
+    from ..commands.balance import (
+        balance_trace,
+        check_skill_options,
+        plan_balance,
+        play_balance,
+        skill_request,
+    )
 
     settings = {
         "players": players,
@@ -292,6 +303,8 @@ def balance(
         "seed": seed,
         "rules": rules,
         "strategies": strategies,
+        "trace": trace,
+        "rollouts": rollouts,
     }
     if out is not None:
         plan = plan_balance(
@@ -321,10 +334,12 @@ def balance(
         if given:
             raise CardsimError(f"{name}=True needs out=DIR: the balance is in the run folder")
     from ...games.registry import resolve_game
-    from ...runs.request import make_request
+    from ...runs.request import DEFAULT_ROLLOUTS, make_request
 
     info = resolve_game(game)
     check_skill_options(info, skill, skill_games)
+    settings["trace"] = balance_trace(info, rules, trace)
+    settings["rollouts"] = DEFAULT_ROLLOUTS if rollouts is None else rollouts
     main = make_request(game, threads=threads, **settings)
     skilled = None
     if info.spec.takes_strategies:
@@ -338,6 +353,8 @@ def balance(
             seed=main.seed,
             rules=main.rules,
             strategies=list(main.specs) or None,
+            trace=main.trace,
+            rollouts=main.rollouts,
             **common,
         )
         skill_run = None

@@ -21,6 +21,7 @@ from .common import (
     ConfigOpt,
     GameArg,
     PlayersOpt,
+    RolloutsOpt,
     RuleOpt,
     SeatsOpt,
     SeedOpt,
@@ -83,6 +84,16 @@ def balance(
     ] = False,
     skip_space_check: SkipSpaceCheckOpt = False,
     scheduler: SchedulerOpt = None,
+    trace: Annotated[
+        int | None,
+        count_option(
+            "Trace the first N games (single deals): each seat's chance of winning through "
+            "the game, for the drama, security, decisive-moment, stability and chance-lead "
+            "measures (default: 2,000 where the game and rules can be traced; 0: none).",
+            "--trace",
+        ),
+    ] = None,
+    rollouts: RolloutsOpt = None,
 ):
     """Play a run and its skill games, then write its report with every balance measure.
 
@@ -121,6 +132,8 @@ def balance(
             report=True,
             progress=True,
             scheduler=scheduler,
+            trace=trace,
+            rollouts=rollouts,
         )
     except RunInterrupted as exc:
         runs.say_interrupted(exc, info.name)
