@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.balance import read_balance
+from analysis.load import load_run
 from analysis.chances import TRACE_MEASURES, chance_measures, game_chances
 from simulate.app.cli import app
 
@@ -82,3 +83,13 @@ def test_balance_measures_a_traced_run_and_reports_it(tmp_path):
     report = (out / "report.md").read_text()
     assert "40 games traced" in report and "8 rollouts" in report
     assert "drama" in result.output
+    # The check: the same 40 games traced again at 16 rollouts, their records the run's.
+    check = load_run(out / "trace-check")
+    assert (check.meta["trace"], check.meta["rollouts"]) == (40, 16)
+    assert check.games.equals(load_run(out).games.iloc[:40])
+    assert "| measure | at 8 | 95% CI | at 16 | converged |" in report
+    # Resumed, a complete check is kept as it is.
+    before = (out / "trace-check" / "run.json").read_text()
+    again = CliRunner().invoke(app, ["balance", "crazy-eights", "--out", str(out), "--resume"])
+    assert again.exit_code == 0, again.output
+    assert (out / "trace-check" / "run.json").read_text() == before

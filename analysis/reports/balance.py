@@ -46,7 +46,7 @@ from analysis.rendering.words import (
     pct_digits,
     singular,
 )
-from simulate.runs.folder.records import record_files
+from simulate.core.chances import CHECK_FOLDER
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,9 @@ class Balance:
     incomplete; "" otherwise."""
     traced: tuple[int, int] | None = None
     """The games traced and their rollouts a point (``--trace``), None for an untraced run."""
+    check: pd.DataFrame | None = None
+    """The chance measures on the trace check's games at the run's rollouts and at twice
+    them (:func:`chance_check`), None without a check."""
 
 
 def balance_along(run: RunFolder) -> Callable[[], Balance]:
@@ -93,7 +96,10 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
         skill, strategy, note = None, None, ""
         if spec.takes_strategies:
             skill, strategy, note = _skill_games(run)
-        chances = _chances(run)
+        trace = _trace(run)
+        chances = None
+        if trace is not None:
+            chances = chance_measures(trace, rollouts=run.meta["rollouts"])
         table = measures_from_counts(
             counts, spec=spec, match_wins=match_wins, skill=skill, chances=chances
         )
@@ -110,20 +116,61 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
             skill=strategy,
             skill_note=note,
             traced=traced,
+            check=chance_check(run, trace) if trace is not None else None,
         )
 
     return balance
 
 
-def _chances(run: RunFolder) -> dict | None:
-    """The measures of the run's trace (:func:`analysis.chances.chance_measures`), None
-    when it traced no game."""
+def _trace(run: RunFolder) -> pd.DataFrame | None:
+    """The run's trace, None when it traced no game."""
     if not run.meta.get("trace"):
         return None
-    files = record_files(run.path, run.meta, "trace")
-    if not files:
+    files = run.records("trace")
+    return files.read().to_pandas() if files else None
+
+
+CHECK_SLACK = 1e-3
+"""How far past its interval (relative to the value, at least 1) a doubled value may lie
+and still count as converged: an interval of a measure that hardly varies (a decisive
+moment of 100%) is as narrow as rounding."""
+
+
+def chance_check(run: RunFolder, trace: pd.DataFrame) -> pd.DataFrame | None:
+    """The chance measures of the games the trace's check holds (``DIR/trace-check``:
+    the run's first traced games traced again at twice the rollouts), at the run's
+    rollouts (``value``, ``lo``, ``hi``) and at twice them (``doubled``), and whether the
+    doubled value lies within the first's interval (``converged``); None when the folder
+    holds no complete check of this run's games."""
+    folder = run.path / CHECK_FOLDER
+    if not (folder / "run.json").is_file():
         return None
-    return chance_measures(files.read().to_pandas(), rollouts=run.meta["rollouts"])
+    try:
+        check = open_run(folder)
+        keys = ("game", "players", "seed", "rules", "strategies")
+        if any(check.meta.get(key) != run.meta.get(key) for key in keys):
+            return None
+        files = check.records("trace")
+        doubled = files.read().to_pandas() if files else None
+    except ReportError:
+        return None
+    if doubled is None or check.meta.get("status") != "complete":
+        return None
+    games = int(check.meta["trace"])
+    sample = trace[trace["game"] < games].reset_index(drop=True)
+    at = chance_measures(sample, rollouts=run.meta["rollouts"])
+    twice = chance_measures(doubled, rollouts=check.meta["rollouts"])
+    names = [name for name in at if name in twice]
+    frame = pd.DataFrame(
+        [(*at[name], twice[name][0]) for name in names],
+        index=pd.Index(names, name="measure"),
+        columns=["value", "lo", "hi", "doubled"],
+    )
+    slack = CHECK_SLACK * frame["value"].abs().clip(lower=1)
+    inside = (frame["lo"] - slack <= frame["doubled"]) & (frame["doubled"] <= frame["hi"] + slack)
+    frame["converged"] = inside
+    frame.attrs.update(games=games, rollouts=int(run.meta["rollouts"]))
+    return frame
 
 
 def folder_balance(path) -> pd.DataFrame:
@@ -198,6 +245,60 @@ def balance_section(balance: Balance) -> list[Block]:
         Paragraph(text),
         Paragraph(_skill_text(balance)),
         Table(["measure", "value", "95% CI", "definition"], rows, "lrrl", frozenset({0})),
+        *_check_blocks(balance),
+    ]
+
+
+def _check_blocks(balance: Balance) -> list[Block]:
+    """The trace's check in words and a table: the chance measures at R and 2R rollouts on
+    the same games, and which have not converged (nothing for a traced run without a
+    check; a sentence saying so)."""
+    if balance.traced is None:
+        return []
+    check = balance.check
+    if check is None:
+        return [
+            Paragraph(
+                "The chance measures' convergence is not checked: this folder holds no trace "
+                f"check (`cardsim balance` traces its first games again at twice the rollouts "
+                f"into `{CHECK_FOLDER}/`)."
+            )
+        ]
+    games, rollouts = check.attrs["games"], check.attrs["rollouts"]
+    moved = [name for name in check.index if not check.loc[name, "converged"]]
+    verdict = (
+        "every measure at twice the rollouts lies within its interval at the run's: they have "
+        "converged"
+        if not moved
+        else f"not converged: {', '.join(f'`{name}`' for name in moved)} moved outside "
+        f"{'its interval' if len(moved) == 1 else 'their intervals'} when the rollouts "
+        "doubled (more `--rollouts` would change "
+        f"{'it' if len(moved) == 1 else 'them'}: the rollouts' noise inflates the gaps "
+        "between chances)"
+    )
+    cells = measure_cells(check[["value", "lo", "hi"]], balance.length)
+    doubled = measure_cells(
+        check[["doubled"]]
+        .rename(columns={"doubled": "value"})
+        .assign(lo=check["doubled"], hi=check["doubled"]),
+        balance.length,
+    )
+    rows = [
+        [name, value, interval, twice[1], "yes" if check.loc[name, "converged"] else "no"]
+        for (name, value, interval), twice in zip(cells, doubled, strict=True)
+    ]
+    return [
+        Paragraph(
+            f"Convergence: the chance measures of the first {count_text(games, 'game')} traced, "
+            f"at {fmt_int(rollouts)} rollouts a point and again at {fmt_int(2 * rollouts)} "
+            f"(`{CHECK_FOLDER}/`): {verdict}."
+        ),
+        Table(
+            ["measure", f"at {rollouts}", "95% CI", f"at {2 * rollouts}", "converged"],
+            rows,
+            "lrrrl",
+            frozenset({0}),
+        ),
     ]
 
 

@@ -12,6 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+CHECK_FOLDER = "trace-check"
+"""Where ``cardsim balance`` traces a sample of the run's traced games again at twice the
+rollouts (a run folder of its own, inside the run's): how far the chance measures move
+when the rollouts double."""
+CHECK_GAMES = 200
+"""Games of that sample (the run's first; fewer when fewer are traced)."""
+
 COLUMNS = {
     "game": ("int64", "the traced game (its record's game)"),
     "turn": ("int32", "the point: turns (tricks) played before it, 0 after the deal"),
