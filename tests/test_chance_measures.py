@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.balance import read_balance
-from analysis.load import load_run
 from analysis.chances import TRACE_MEASURES, chance_measures, game_chances
+from analysis.load import load_run
 from simulate.app.cli import app
 
 
