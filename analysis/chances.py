@@ -147,3 +147,61 @@ def chance_measures(
         else:
             out[name] = (float(means[k]), float(lo[k]), float(hi[k]))
     return out
+
+
+def course_by_finish(trace: pd.DataFrame, *, rollouts: int, bins: int = 20) -> pd.DataFrame:
+    """The average course of the chance of winning of the seat that finished first,
+    second, …: one row per (``rank``, share-of-the-game bin) with ``share`` (the bin's
+    middle, 0 to 1), ``chance`` (the mean chance there) and ``points`` (how many).
+
+    Over traced games with a winner; the winner is rank 1, the other seats ranked by their
+    chance just before the end (ties: the lower seat first). A point after turn t of a
+    game of T turns lies at share t / T, in bin ``min(floor(share * bins), bins - 1)``."""
+    keys = ["game", "rotation"] if "rotation" in trace.columns else ["game"]
+    games = game_chances(trace, rollouts=rollouts)
+    players = int(trace["seat"].max()) + 1
+    wins = trace["wins"].to_numpy(np.int64).reshape(-1, players)
+    points = trace[keys].iloc[::players].reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(points)
+    found = index.isin(pd.MultiIndex.from_frame(games[keys]))
+    if not found.any():
+        return pd.DataFrame(columns=["rank", "share", "chance", "points"])
+    chance = wins[found] / rollouts
+    turn = trace["turn"].to_numpy()[::players][found]
+    kept = points[found].reset_index(drop=True)
+    lasts = kept.groupby(keys, sort=False).cumcount(ascending=False).to_numpy() == 0
+    starts = np.flatnonzero(np.r_[True, lasts[:-1]])
+    lengths = np.diff(np.r_[starts, len(chance)])
+    turns = np.repeat(lengths - 1, lengths)
+    share = turn / turns
+    order = np.empty((len(starts), players), np.int64)
+    for k, start in enumerate(starts):
+        final = chance[start + lengths[k] - 1]
+        before = chance[start + lengths[k] - 2]
+        winner = int(final.argmax())
+        others = sorted((s for s in range(players) if s != winner), key=lambda s: (-before[s], s))
+        order[k] = [winner, *others]
+    by_rank = np.take_along_axis(chance, np.repeat(order, lengths, axis=0), axis=1)
+    where = np.minimum((share * bins).astype(int), bins - 1)
+    frame = pd.DataFrame(
+        {
+            "rank": np.tile(np.arange(1, players + 1), len(chance)),
+            "bin": np.repeat(where, players),
+            "chance": by_rank.ravel(),
+        }
+    )
+    out = frame.groupby(["rank", "bin"]).agg(chance=("chance", "mean"), points=("chance", "size"))
+    out = out.reset_index()
+    out["share"] = (out["bin"] + 0.5) / bins
+    return out[["rank", "share", "chance", "points"]]
+
+
+def one_game(trace: pd.DataFrame, *, rollouts: int, key: tuple) -> pd.DataFrame:
+    """One traced game's course: rows by ``turn``, a column of chances per seat. ``key``:
+    its (game,) or (game, rotation)."""
+    keys = ["game", "rotation"] if "rotation" in trace.columns else ["game"]
+    mask = np.ones(len(trace), bool)
+    for name, value in zip(keys, key, strict=True):
+        mask &= trace[name].to_numpy() == value
+    rows = trace[mask]
+    return rows.pivot(index="turn", columns="seat", values="wins") / rollouts

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.balance import read_balance
-from analysis.chances import TRACE_MEASURES, chance_measures, game_chances
+from analysis.chances import TRACE_MEASURES, chance_measures, course_by_finish, game_chances
 from analysis.load import load_run
 from simulate.app.cli import app
 
@@ -49,6 +49,16 @@ def test_each_measure_of_a_game_worked_by_hand():
     assert all(lo == value == hi for value, lo, hi in measures.values())  # one game
 
 
+def test_the_course_by_finish_follows_the_winner_and_the_others():
+    course = course_by_finish(_trace([WORKED]), rollouts=4, bins=3)
+    got = {(row.rank, round(row.share, 3)): row.chance for row in course.itertuples()}
+    # Seat 1 won (rank 1): chances 0.5, 0, 1, 1 at shares 0, 1/3, 2/3, 1 (bins 0, 1, 2, 2).
+    assert got == {
+        (1, 0.167): 0.5, (1, 0.5): 0.0, (1, 0.833): 1.0,
+        (2, 0.167): 0.5, (2, 0.5): 1.0, (2, 0.833): 0.0,
+    }  # fmt: skip
+
+
 def test_a_change_within_the_noise_is_no_lead_change():
     flicker = [[33, 31], [31, 33], [33, 31], [30, 34], [0, 64]]
     game = game_chances(_trace([flicker]), rollouts=64).iloc[0]
@@ -88,6 +98,9 @@ def test_balance_measures_a_traced_run_and_reports_it(tmp_path):
     assert (check.meta["trace"], check.meta["rollouts"]) == (40, 16)
     assert check.games.equals(load_run(out).games.iloc[:40])
     assert "| measure | at 8 | 95% CI | at 16 | converged |" in report
+    assert "## Win chances through the game" in report
+    assert (out / "charts" / "trace_course.png").is_file()
+    assert (out / "charts" / "trace_games.png").is_file()
     # Resumed, a complete check is kept as it is.
     before = (out / "trace-check" / "run.json").read_text()
     again = CliRunner().invoke(app, ["balance", "crazy-eights", "--out", str(out), "--resume"])

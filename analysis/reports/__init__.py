@@ -102,9 +102,12 @@ def _build(run: RunFolder, top: int):
     else:
         blocks, figures = load(path)(run, top)
     from analysis.reports.logs import log_section
+    from analysis.reports.trace import trace_section
 
     logged, log_figures = log_section(run)  # "Inside the game": only a run with --log
-    blocks, figures = [*blocks, *logged], {**figures, **log_figures}
+    traced, trace_figures = trace_section(run)  # "Win chances": only a run with --trace
+    blocks = [*blocks, *logged, *traced]
+    figures = {**figures, **log_figures, **trace_figures}
     found = balance()
     if run.aggregates is not None:
         blocks, figures = _without_single_games(blocks, figures, run.aggregates)
