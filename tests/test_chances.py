@@ -1,6 +1,7 @@
-"""Each seat's chance of winning through a shedding game (``--trace``): the kernel's
-points equal the reference's, rollout for rollout, on rule sets with every kind of turn;
-tracing a game never changes it; threads and chunks never change a trace."""
+"""Each seat's chance of winning through a game (``--trace``): the kernels' points equal
+the references' (shedding games and Beggar-My-Neighbour), rollout for rollout, on rule
+sets with every kind of turn; tracing a game never changes it; threads and chunks never
+change a trace."""
 
 import numba
 import numpy as np
@@ -11,6 +12,9 @@ from typer.testing import CliRunner
 import simulate
 from analysis.load import load_run
 from simulate.app.cli import app
+from simulate.games.beggar import batch as beggar_batch
+from simulate.games.beggar import reference_chances as beggar_chances
+from simulate.games.beggar.rules import BeggarRules
 from simulate.games.shedding import batch, reference_chances
 from simulate.games.shedding.rules import preset
 
@@ -47,6 +51,22 @@ def test_kernel_traces_as_the_reference(name):
             rules, players, strategies, 7, 40 + i, rollouts=ROLLOUTS, forget=forget
         )
         assert wins[starts[i] : starts[i + 1]].tolist() == expected, (name, i)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("limit", [None, 180])
+def test_beggar_kernel_traces_as_the_reference(players, limit):
+    """Packets shuffled seat by seat, the lead kept, the time left (a time limit's deals
+    end by it)."""
+    rules = BeggarRules(penalties={"J": 2, "Q": 1, "K": 4, "A": 3}, time_limit=limit)
+    columns = beggar_batch.play_random(5, 10, 4, players, rules)
+    starts, wins = beggar_batch.trace_random(
+        5, 10, players, rules, columns["tricks"], columns["winner"], rollouts=3
+    )
+    assert np.array_equal(np.diff(starts), columns["tricks"].astype(np.int64) + 1)
+    for i in range(4):
+        expected = beggar_chances.trace(rules, players, 5, 10 + i, rollouts=3)
+        assert wins[starts[i] : starts[i + 1]].tolist() == expected, i
 
 
 def test_a_searching_seat_plays_its_rollout_policy_in_the_rollouts():
@@ -149,13 +169,24 @@ def test_rotated_seats_trace_every_seating(tmp_path):
     assert first.equals(plain.trace)
 
 
+def test_a_beggar_run_keeps_its_trace(tmp_path):
+    run = simulate.simulate(
+        "bmn", games=30, seed=4, threads=1, trace=6, rollouts=4, out=tmp_path / "bmn"
+    )
+    assert sorted(run.trace["game"].unique()) == list(range(6))
+    points = run.trace.groupby("game").size().to_numpy() // 2
+    assert points.tolist() == (run.games["tricks"].to_numpy()[:6] + 1).tolist()
+    last = run.trace.groupby(["game", "seat"])["wins"].last().unstack()
+    for game, winner in enumerate(run.games["winner"].to_numpy()[:6]):
+        assert last.loc[game].tolist() == [4 * (seat == winner) for seat in range(2)]
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["crazy-eights", "--trace", "5", "--rollouts", "0"], ["rollouts", "from 1 to 4096", "0"]),
         (["crazy-eights", "--trace", "5", "--rollouts", "5000"], ["rollouts", "5000"]),
         (["pis-yedili", "--trace", "5"], ["single deals", "match_deals=none"]),
-        (["bmn", "--trace", "5"], ["cannot trace"]),
         (["crazy-eights", "--trace", "-3"], ["trace", "whole number", "-3"]),
     ],
 )

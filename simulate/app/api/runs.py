@@ -72,7 +72,7 @@ def simulate(
     ``records="none"``: an aggregate-only run (``--records none``): no rows are kept, the
     Run's ``games`` is empty and its ``aggregates`` holds the exact statistics the report
     is built from (:mod:`simulate.runs.folder.aggregates`); ``log=N`` still gives the logged games'
-    ``events``. ``trace=N`` traces the first N games (single deals of a shedding game):
+    ``events``. ``trace=N`` traces the first N games (single deals):
     each seat's chance of winning after the deal and after every turn, from ``rollouts``
     rollouts a point (default 64; ``docs/results-format.md``), the Run's ``trace``."""
     from analysis.load import Run, load_run
@@ -284,7 +284,7 @@ def balance(
     in batches, as the report reads them: the memory does not grow with the run.
     ``scheduler``: the run and its skill games are played on a Dask cluster (one
     connection for both), as for :func:`simulate`. ``trace``: the games traced (None:
-    2,000 where the game and rules can be traced, single deals of a shedding game), from
+    2,000 where the game and rules can be traced, single deals), from
     ``rollouts`` rollouts a point (None: 64), whose measures (``drama`` ...,
     :mod:`analysis.chances`) join the table."""
     from analysis.balance import balance_table

@@ -18,7 +18,7 @@ from .runs import Echo, RunPlan, plan_run, play_plan, run_request, silent
 
 BALANCE_TRACE = 2_000
 """Games a balance run traces when no ``--trace`` is given (where its game and rules can
-be traced: the shedding games' single deals)."""
+be traced: single deals)."""
 
 
 def balance_trace(info, rules, trace: int | None) -> int | None:

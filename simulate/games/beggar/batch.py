@@ -122,3 +122,45 @@ def log_hands(hands: list[list[int]], rules: BeggarRules):
         if written <= size:
             return out._asdict(), rows[:written]
         size = int(written) + 1
+
+
+def trace_random(
+    seed: int,
+    first_game: int,
+    players: int,
+    rules: BeggarRules,
+    tricks: np.ndarray,
+    winners: np.ndarray,
+    *,
+    rollouts: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each seat's chance of winning through games ``first_game ..`` of the run with this
+    seed (:mod:`.chance_kernel`): ``tricks`` and ``winners`` int[G], their records', give
+    each game's T + 1 points. Returns ``(starts, wins)``: game ``first_game + i``'s points
+    are rows ``starts[i] .. starts[i + 1] - 1`` (int64[G + 1]) of ``wins`` (int32[P,
+    players]: rollouts won of ``rollouts``, point t after trick t)."""
+    from .chance_kernel import trace_random_deals
+
+    count = len(tricks)
+    starts = np.zeros(count + 1, np.int64)
+    np.cumsum(np.asarray(tricks, np.int64) + 1, out=starts[1:])
+    # At least two rows of each (a one-row array is typed apart): the spare never written.
+    size = max(count, 2)
+    padded_tricks = np.zeros(size, np.int64)
+    padded_tricks[:count] = tricks
+    padded_winners = np.full(size, -1, np.int64)
+    padded_winners[:count] = winners
+    padded_starts = np.full(size + 1, starts[-1], np.int64)
+    padded_starts[: count + 1] = starts
+    wins = np.zeros((max(int(starts[-1]) + 1, 2), players), np.int32)
+    trace_random_deals(
+        Table(players, rules.to_vector()),
+        Run(*seed_key(seed), first_game),
+        rollouts,
+        padded_tricks,
+        padded_winners,
+        padded_starts,
+        wins,
+        *sharing(games=size),
+    )
+    return starts, wins[: starts[-1]]

@@ -10,6 +10,27 @@ from .deal import parse_deal
 from .rules import END_NAMES
 
 
+def _trace(request, first: int, columns: dict):
+    """The win chances of the chunk's traced deals (the run's first ``request.trace``),
+    from their records' ``tricks`` and ``winner``, traced on the CPU whatever the backend;
+    None when none is traced."""
+    traced = max(0, min(getattr(request, "trace", 0) - first, len(columns["tricks"])))
+    if not traced:
+        return None
+    from ...core.chances import trace_table
+
+    starts, wins = batch.trace_random(
+        request.seed,
+        first,
+        request.players,
+        request.rules,
+        columns["tricks"][:traced],
+        columns["winner"][:traced],
+        rollouts=request.rollouts,
+    )
+    return trace_table(first, starts, wins)
+
+
 class BeggarEngine:
     """Plays Beggar-My-Neighbour deals (no decisions: a ``seating`` is empty)."""
 
@@ -27,7 +48,11 @@ class BeggarEngine:
         events = None
         if log:
             events = records.events_table(columns["event_games"], columns["events"])
-        return Chunk(records.to_table(first, columns, request.players), events=events)
+        return Chunk(
+            records.to_table(first, columns, request.players),
+            events=events,
+            trace=_trace(request, first, columns),
+        )
 
     def device_chunk(self, request, seating: tuple, first: int, count: int):
         """:meth:`play`'s games played on the GPU, their records left in device memory: a
@@ -37,7 +62,7 @@ class BeggarEngine:
         if (
             getattr(request, "backend", "cpu") != "cuda"
             or count < 1
-            or getattr(request, "log", 0) > first
+            or max(getattr(request, "log", 0), getattr(request, "trace", 0)) > first
         ):
             return None
         from . import cuda_batch

@@ -66,7 +66,7 @@ GAME_SPEC = GameSpec(
     unended=("cycle",),
     report_path="analysis.reports.beggar:build_beggar_report",
     search_path="simulate.app.commands.beggar_search:search",
-    commands=frozenset({"play", "search", "replay", "log"}),
+    commands=frozenset({"play", "search", "replay", "log", "trace"}),
     bytes_per_record=lambda players: 10.0,  # 2.8 measured (10^8 deals, two players)
     backends=("cpu", "cuda"),
 )
