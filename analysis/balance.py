@@ -55,7 +55,7 @@ import pandas as pd
 from scipy.stats import binom
 
 from analysis.chances import DEFINITIONS as CHANCE_DEFINITIONS
-from analysis.chances import TRACE_MEASURES, chance_measures
+from analysis.chances import chance_measures
 from analysis.errors import ReportError
 from simulate.runs.folder.batch import Batch
 from simulate.runs.folder.records import game_spec
@@ -115,9 +115,9 @@ DEFINITIONS: dict[str, str] = {
     ),
     **CHANCE_DEFINITIONS,
 }
-ORDER: tuple[str, ...] = (*MEASURES, *TRACE_MEASURES)
+ORDER: tuple[str, ...] = MEASURES
 """Every measure a balance table may hold, in its order: the records' and skill's, then
-the trace's (:mod:`analysis.chances`, a traced run's only)."""
+the trace's (:data:`TRACE_MEASURES`, :mod:`analysis.chances`: a traced run's only)."""
 
 COMEBACK_CARDS = 3
 """A winner that trailed by this many cards or more made a comeback."""

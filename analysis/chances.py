@@ -14,15 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-TRACE_MEASURES: tuple[str, ...] = (
-    "drama",
-    "dramatic_games",
-    "security",
-    "decisive_moment",
-    "stability",
-    "chance_lead_changes",
-)
-"""The trace's measures, in their order (after :data:`simulate.core.measures.MEASURES`)."""
+from simulate.core.measures import TRACE_MEASURES
 
 DRAMATIC_GAP = 0.25
 """A game is dramatic when its winner's chance was once this far below the leader's."""

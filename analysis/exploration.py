@@ -27,6 +27,7 @@ from analysis.rendering.output import write_document
 from analysis.rendering.plots import keep_share_span, new_figure
 from analysis.rendering.words import fmt_int, fmt_num, game_name
 from analysis.reports.balance import measure_cells
+from simulate.core.measures import SHARES, TRACE_MEASURES
 
 CHART = "front"
 """The chart's name in ``charts/``."""
@@ -196,10 +197,8 @@ def _target(aim: dict) -> str:
     return fmt_num(target, 2)
 
 
-_SHARE_MEASURES = (
-    "first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill", "forced_share",
-)  # fmt: skip
-_PERCENT_MEASURES = ("decisive", "comebacks", "forced_share")
+_SHARE_MEASURES = SHARES
+_PERCENT_MEASURES = ("decisive", "comebacks", "forced_share", *TRACE_MEASURES[1:4])
 
 
 def _join(parts: Sequence[str]) -> str:

@@ -40,7 +40,7 @@ from simulate.app.commands.verify import verify_run
 from simulate.app.studies.file import load_study
 from simulate.app.studies.sweep import plan_sweep
 from simulate.core.errors import CardsimError
-from simulate.core.measures import CHOICE_MEASURES
+from simulate.core.measures import CHOICE_MEASURES, TRACE_MEASURES
 from simulate.games.registry import resolve_game
 
 BMN = resolve_game("bmn").spec
@@ -81,8 +81,10 @@ def bmn_games() -> pd.DataFrame:
 def test_each_measure_of_a_hand_counted_table():
     games = bmn_games()
     table = balance_measures(games, spec=BMN, players=2)
-    # Beggar-My-Neighbour has no decision points: every measure but theirs.
-    assert list(table.index) == [name for name in MEASURES if name not in CHOICE_MEASURES]
+    # Beggar-My-Neighbour has no decision points, and these records no trace: every
+    # measure but theirs.
+    untraced = [name for name in MEASURES if name not in (*CHOICE_MEASURES, *TRACE_MEASURES)]
+    assert list(table.index) == untraced
     assert list(table.columns) == ["value", "lo", "hi", "definition"]
     assert table["definition"].to_dict() == {name: DEFINITIONS[name] for name in table.index}
     value = table["value"]

@@ -174,6 +174,10 @@ BASE = ["crazy-eights-plain", "--players", "3", "--seed", "1"]
             "'x' is not a number",
         ),
         (
+            ["--vary", "match_deals=none,2", "--aim", "drama=min"],
+            "a trace follows single deals",
+        ),
+        (
             [
                 "--vary",
                 "hand_size=4,5",
@@ -538,6 +542,37 @@ def test_a_strong_skilled_player_s_cost_is_estimated_first(tmp_path, capsys):
     assert said[1].startswith("strong players (pimc:2): ")
     assert said[1].endswith("the base rules' deals for the whole budget")
     assert table["games"].sum() <= 6_000
+
+
+def test_an_aim_at_a_chance_measure_traces_each_candidate_s_first_games():
+    """Aimed at drama, each candidate's search and held-out samples trace their first
+    games (EXPLORE_TRACE), and the table holds the measure with its interval: a confirmed
+    rule set's, that of its first held-out games traced."""
+    from analysis.chances import chance_measures
+    from simulate.app.exploration.plan import EXPLORE_TRACE, HOLDOUT_FIRST
+    from simulate.runs.request import make_request
+
+    table = simulate.explore(
+        "crazy-eights",
+        players=3,
+        vary={"hand_size": [5, 7]},
+        aim={"drama": "min"},
+        budget=4_000,
+        first_round=EXPLORE_TRACE + 50,
+        seed=6,
+        threads=1,
+    )
+    assert table["confirmed"].all() and table["drama"].notna().all()
+    inside = (table["drama_lo"] <= table["drama"]) & (table["drama"] <= table["drama_hi"])
+    assert inside.all()
+    # A confirmed rule set's drama is that of its first held-out games, traced.
+    request = make_request("crazy-eights", players=3, games=1, seed=6, rules={"hand_size": 5})
+    engine = request.game.spec.engine()
+    games = engine.play(request, request.specs, HOLDOUT_FIRST, EXPLORE_TRACE, 0).games
+    trace = engine.trace(request, request.specs, HOLDOUT_FIRST, games, count=EXPLORE_TRACE)
+    expected = chance_measures(trace.to_pandas(), rollouts=request.rollouts)["drama"]
+    row = table[table["hand_size"] == 5].iloc[0]
+    assert (row["drama"], row["drama_lo"], row["drama_hi"]) == pytest.approx(expected)
 
 
 def test_charts_for_one_two_and_more_aims():

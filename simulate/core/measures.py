@@ -12,7 +12,18 @@ MEASURES: tuple[str, ...] = (
     "skill",
     "forced_share",
     "branching",
+    "drama",
+    "dramatic_games",
+    "security",
+    "decisive_moment",
+    "stability",
+    "chance_lead_changes",
 )
+
+TRACE_MEASURES: tuple[str, ...] = MEASURES[-6:]
+"""The measures of a traced run's win chances (:mod:`analysis.chances`): a run that
+traces none has none; ``explore`` traces a sample of each candidate's games to aim at
+them."""
 
 CHOICE_MEASURES: tuple[str, ...] = ("forced_share", "branching")
 """The measures of the decision points (``decisions``, ``forced``, ``options`` columns): the
@@ -21,6 +32,7 @@ shedding games' only (Beggar-My-Neighbour has no decision points)."""
 
 SHARES: tuple[str, ...] = (
     "first_seat_advantage", "seat_spread", "decisive", "comebacks", "skill", "forced_share",
+    "drama", "dramatic_games", "security", "decisive_moment", "stability",
 )  # fmt: skip
 """The measures that are shares (or a share minus the fair 1/n): fractions of 1, written in
 points (1 pt = 0.01)."""
@@ -50,6 +62,8 @@ def measure_range(name: str, players: int) -> tuple[float, float, str]:
             1 - fair,
             f"a share minus the fair 1/{players}, from {-fair:.4g} to {1 - fair:.4g}",
         )
-    if name in ("seat_spread", "decisive", "comebacks", "forced_share"):
+    if name in ("seat_spread", "decisive", "comebacks", "forced_share", *TRACE_MEASURES[1:4]):
         return 0.0, 1.0, "a share from 0 to 1 (0.4 is 40%)"
+    if name in ("drama", "stability"):
+        return 0.0, 1.0, "a difference of chances from 0 to 1 (0.1 is 10 points)"
     return 0.0, float("inf"), "a length or a count, at least 0"

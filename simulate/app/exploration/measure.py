@@ -45,11 +45,37 @@ class Sample:
     skill: Any = None
     units: int = 0
     deals: int = 0
+    traces: list = field(default_factory=list)
+    """The traces of its first games (when a chance measure is measured): Arrow tables."""
+    traced: int = 0
 
     def clear(self) -> None:
         """Forget the counts (the units and deals stay): a candidate out of the race keeps
         its estimates only."""
         self.counts = self.match_wins = self.skill = None
+        self.traces = []
+
+    def add_trace(self, request: Request, table: pa.Table, wanted: int) -> None:
+        """Trace the first of a chunk's games (``table``, from its first game) while the
+        sample holds fewer than ``wanted`` traced games."""
+        count = min(wanted - self.traced, table.num_rows)
+        if count <= 0 or request.match_play:
+            return
+        engine = request.game.spec.engine()
+        first = table["game"][0].as_py()
+        found = engine.trace(request, request.specs, first, table, count=count)
+        if found is not None:
+            self.traces.append(found)
+        self.traced += count
+
+    def chances(self, rollouts: int) -> dict | None:
+        """The chance measures of its traced games (None when none is traced)."""
+        if not self.traces:
+            return None
+        from analysis.chances import chance_measures
+
+        trace = pa.concat_tables(self.traces).to_pandas()
+        return chance_measures(trace, rollouts=rollouts)
 
     def add_games(self, table: pa.Table, request: Request) -> None:
         """Count a chunk's games (one row per game, per deal in match play)."""
@@ -103,6 +129,8 @@ class Candidate:
     held_out: Sample = field(default_factory=Sample)
     rounds: int = 0
     """Racing rounds played."""
+    traces: int = 0
+    """Games of each sample to trace (the sample's first: a chance measure is measured)."""
     dropped: int | None = None
     """The round after which the race dropped it (None: still in the race)."""
     estimates: Any = None
@@ -254,6 +282,8 @@ def play(
                     sample.add_skill(chunk.games)
                 else:
                     sample.add_games(chunk.games, request)
+                    if candidate.traces:
+                        sample.add_trace(request, chunk.games, candidate.traces)
                     if observe is not None:
                         observe(chunk.games)
                 sample.deals += chunk.games.num_rows
@@ -274,7 +304,11 @@ def measure(candidate: Candidate, sample: Sample, aims: tuple[Aim, ...], require
 
     request = candidate.request
     table = measures_from_counts(
-        sample.counts, spec=request.game.spec, match_wins=sample.match_wins, skill=sample.skill
+        sample.counts,
+        spec=request.game.spec,
+        match_wins=sample.match_wins,
+        skill=sample.skill,
+        chances=sample.chances(request.rollouts),
     )
     wanted = [*(aim.measure for aim in aims), *(r.measure for r in requires)]
     missing = [name for name in wanted if name not in table.index]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.errors import CardsimError
+from ...core.measures import TRACE_MEASURES
 from ...core.rng import MAX_SEED
 from ...core.skill import DEFAULT_SKILL, skill_seats
 from ...games.registry import GameInfo, check_players, resolve_game
@@ -60,6 +61,10 @@ and never reaches it, so the confirmation's deals are fresh."""
 MAX_BUDGET = HOLDOUT_FIRST
 """The most deals an exploration may be given: the search's indices stay below the
 held-out deals'."""
+EXPLORE_TRACE = 200
+"""Games of each candidate's sample (its search games, its held-out games) traced when a
+chance measure (:data:`simulate.core.measures.TRACE_MEASURES`) is aimed at or required:
+the first games of the sample, at the default rollouts."""
 MATCH_KNOBS = ("match_deals", "target_score")
 """The knobs that make matches: explore measures single deals unless the base rules set
 one of them."""
@@ -96,6 +101,13 @@ class Plan:
     title: str = ""
     requires: tuple[Requirement, ...] = ()
     """What every rule set must keep (``--require``)."""
+
+    @property
+    def traces(self) -> int:
+        """Games traced in each sample of a candidate (:data:`EXPLORE_TRACE` when a chance
+        measure is aimed at or required, else 0)."""
+        measured = [*(a.measure for a in self.aims), *(r.measure for r in self.requires)]
+        return EXPLORE_TRACE if any(name in TRACE_MEASURES for name in measured) else 0
 
     @property
     def confirm_count(self) -> int:
@@ -220,6 +232,7 @@ def plan_explore(
     )
     check_knobs(knobs, base_rules)
     measured = [*(a.measure for a in aims), *(r.measure for r in requires)]
+    _check_traceable(info, measured, base_rules, knobs)
     wants_skill = "skill" in measured and info.spec.takes_strategies
     skilled = None
     if info.spec.takes_strategies and (wants_skill or skill is not None):
@@ -299,6 +312,23 @@ def _check_values(aims, requires, players: int) -> None:
                 f"{option} {text}: {measure} is {words}; "
                 f"{number_text(value)} is not a value it can take"
             )
+
+
+def _check_traceable(info, measured: list[str], base_rules, knobs) -> None:
+    """Refuse a chance measure (aimed or required) where the games cannot be traced: a
+    game without a trace, rules that play matches, or a space that varies them."""
+    traced = [name for name in measured if name in TRACE_MEASURES]
+    if not traced:
+        return
+    name = traced[0]
+    if "trace" not in info.spec.commands:
+        raise CardsimError(f"{name}: {info.name} cannot trace its games' win chances yet")
+    varied = [knob.name for knob in knobs if knob.name in MATCH_KNOBS]
+    if base_rules.match_play or varied:
+        raise CardsimError(
+            f"{name} needs traced games, and a trace follows single deals: these rules play "
+            f"matches{' (--vary ' + varied[0] + ')' if varied else ''}; aim at it on single deals"
+        )
 
 
 def _base_rules(preset, overrides: dict):

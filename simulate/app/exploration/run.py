@@ -139,7 +139,9 @@ class _State:
 
     def candidate(self, rule_set) -> Candidate:
         request = self.plan.request_of(rule_set)
-        found = Candidate(rule_set, request, self.plan.skill_request(request))
+        found = Candidate(
+            rule_set, request, self.plan.skill_request(request), traces=self.plan.traces
+        )
         self.by_index[rule_set.index] = found
         return found
 
@@ -356,7 +358,9 @@ class _State:
                 found.is_base = True
                 return found
         request = plan.base
-        return Candidate(None, request, plan.skill_request(request), is_base=True)
+        return Candidate(
+            None, request, plan.skill_request(request), is_base=True, traces=plan.traces
+        )
 
     def confirm(self, confirmed: list[Candidate]) -> int:
         """Play the held-out games (matches) of ``confirmed``: as many each as the budget

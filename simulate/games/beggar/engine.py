@@ -10,27 +10,6 @@ from .deal import parse_deal
 from .rules import END_NAMES
 
 
-def _trace(request, first: int, columns: dict):
-    """The win chances of the chunk's traced deals (the run's first ``request.trace``),
-    from their records' ``tricks`` and ``winner``, traced on the CPU whatever the backend;
-    None when none is traced."""
-    traced = max(0, min(getattr(request, "trace", 0) - first, len(columns["tricks"])))
-    if not traced:
-        return None
-    from ...core.chances import trace_table
-
-    starts, wins = batch.trace_random(
-        request.seed,
-        first,
-        request.players,
-        request.rules,
-        columns["tricks"][:traced],
-        columns["winner"][:traced],
-        rollouts=request.rollouts,
-    )
-    return trace_table(first, starts, wins)
-
-
 class BeggarEngine:
     """Plays Beggar-My-Neighbour deals (no decisions: a ``seating`` is empty)."""
 
@@ -51,8 +30,30 @@ class BeggarEngine:
         return Chunk(
             records.to_table(first, columns, request.players),
             events=events,
-            trace=_trace(request, first, columns),
+            trace=self.trace(request, seating, first, columns, count=request.trace - first),
         )
+
+    def trace(self, request, seating: tuple, first: int, columns, *, count: int):
+        """The win chances of deals ``first .. first + count - 1`` of ``request``
+        (``columns``: their records, from deal ``first``, a table or the kernel's columns:
+        their ``tricks`` and ``winner``), traced on the CPU whatever the backend, at
+        ``request.rollouts``; None for none."""
+        tricks = np.asarray(columns["tricks"])
+        count = max(0, min(count, len(tricks)))
+        if not count:
+            return None
+        from ...core.chances import trace_table
+
+        starts, wins = batch.trace_random(
+            request.seed,
+            first,
+            request.players,
+            request.rules,
+            tricks[:count],
+            np.asarray(columns["winner"])[:count],
+            rollouts=request.rollouts,
+        )
+        return trace_table(first, starts, wins)
 
     def device_chunk(self, request, seating: tuple, first: int, count: int):
         """:meth:`play`'s games played on the GPU, their records left in device memory: a

@@ -39,8 +39,31 @@ class SheddingEngine:
         return Chunk(
             records.to_table(first, columns, names, request.strategies),
             events=events,
-            trace=_trace(request, seating, first, columns["turns"]),
+            trace=self.trace(request, seating, first, columns, count=request.trace - first),
         )
+
+    def trace(self, request, seating: tuple, first: int, columns, *, count: int):
+        """The win chances of games ``first .. first + count - 1`` of ``request`` with the
+        seats' strategies ``seating`` (``columns``: their records, from game ``first``, a
+        table or the kernel's columns: their ``turns``), traced on the CPU whatever the
+        backend, at ``request.rollouts`` (:data:`simulate.core.chances.COLUMNS`); None for
+        none."""
+        turns = np.asarray(columns["turns"])
+        count = max(0, min(count, len(turns)))
+        if not count:
+            return None
+        from ...core.chances import trace_table
+
+        starts, wins = batch.trace_random(
+            request.rules,
+            request.players,
+            list(seating),
+            request.seed,
+            first,
+            turns[:count],
+            rollouts=request.rollouts,
+        )
+        return trace_table(first, starts, wins)
 
     def device_chunk(self, request, seating: tuple, first: int, count: int):
         """:meth:`play`'s games played on the GPU, their records left in device memory: a
@@ -107,27 +130,6 @@ class SheddingEngine:
             which = f"match {match}, deal {deal}"
         header = header_line(request, which)
         return self.replay_text(request, events, header=header, hands=hands)
-
-
-def _trace(request, seating: tuple, first: int, turns: np.ndarray):
-    """The win chances of the chunk's traced games (the run's first ``request.trace``;
-    ``turns``: the chunk's games' turns, from their records), played on the CPU whatever
-    the backend; None when none is traced."""
-    traced = max(0, min(getattr(request, "trace", 0) - first, len(turns)))
-    if not traced:
-        return None
-    from ...core.chances import trace_table
-
-    starts, wins = batch.trace_random(
-        request.rules,
-        request.players,
-        list(seating),
-        request.seed,
-        first,
-        turns[:traced],
-        rollouts=request.rollouts,
-    )
-    return trace_table(first, starts, wins)
 
 
 def _match_events(columns: dict, row: int):
