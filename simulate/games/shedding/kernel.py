@@ -832,20 +832,25 @@ def _suits_named(wild_mode):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _card_options(g, mask, named):
+def _card_options(g, mask, wilds, extra):
     """The options of the legal identities ``mask`` outside an opening: one each, a wild
-    once per suit it may name (``named``), unless it stacks on a pending penalty (the count
-    of :func:`.search.options`)."""
-    naming = mask & g[S_WILD_MASK]
-    if g[S_PENDING] > 0:
-        naming &= ~g[S_DRAW_MASK]
-    return popcount(mask) + popcount(naming) * (named - 1)
+    (of ``wilds``) once per suit it may name (``extra`` + 1), unless it stacks on a pending
+    penalty (the count of :func:`.search.options`). Most points hold no wild among their
+    legal cards: for them, one test."""
+    count = popcount(mask)
+    naming = mask & wilds
+    if naming:
+        if g[S_PENDING] > 0:
+            naming &= ~g[S_DRAW_MASK]
+        count += popcount(naming) * extra
+    return count
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _tally(g, options):
     """Count a decision point with ``options`` options: a choice (two or more; its options
-    summed) or a forced one. Every seat's, whatever its strategy: what the rules offer."""
+    summed) or a forced one (one, or 0 where the count leaves out the one thing left to
+    do: drawing). Every seat's, whatever its strategy: what the rules offer."""
     if options > 1:
         g[S_CHOICES] += 1
         g[S_OPTIONS] += options
@@ -886,7 +891,7 @@ def _play(g, stream, seat, user, log, searcher):
     penalty_ends = g[G_RULES + R_PENALTY_ENDS] != 0
     last_call = g[G_RULES + R_LAST_CALL] != 0
     reverse_skips = np.int64(n == 2 and g[G_RULES + R_REVERSE2] == REVERSE2_SKIP)
-    named = _suits_named(g[G_RULES + R_WILD_MODE])
+    more_suits = _suits_named(g[G_RULES + R_WILD_MODE]) - 1  # suits a wild names, less one
     # The top card of the pile (none before a club opening), its rank's identities and
     # the identities of its rank or of the suit in force: only a play changes them.
     top = g[G_PILE + g[S_PLEN] - 1] if g[S_PLEN] > 0 else 0
@@ -961,17 +966,18 @@ def _play(g, stream, seat, user, log, searcher):
             ask = True
             if mode == OPENING:
                 ask = mask != 0
-                _tally(g, max(popcount(mask), 1))  # no club: draw until one comes
+                _tally(g, popcount(mask))  # none: no club, draw until one comes
             elif mode == ANSWER:
                 may_draw = True
-                _tally(g, _card_options(g, mask, named) + 1)
+                _tally(g, _card_options(g, mask, wild_mask, more_suits) + 1)
             elif no_play == NO_PLAY_UP_TO:
                 by_choice = mask == 0 or (voluntary and not compulsory)
                 may_draw = by_choice and drawn < draw_up_to and _drawable(g)
                 may_pass = by_choice and (drawn >= draw_up_to or _exhausted(g))
                 may_pass = may_pass or _free_pass(g, compulsory)
-                choices = _card_options(g, mask, named) + np.int64(may_draw) + np.int64(may_pass)
-                _tally(g, max(choices, 1))
+                choices = _card_options(g, mask, wild_mask, more_suits)
+                choices += np.int64(may_draw) + np.int64(may_pass)
+                _tally(g, choices)
                 if choices == 0:
                     _draw_one(g, stream, seat, log, CAUSE_NO_PLAY)  # stock_empty = end: it ends
                     break
@@ -979,8 +985,8 @@ def _play(g, stream, seat, user, log, searcher):
                 may_draw = mask != 0 and voluntary and not compulsory and _drawable(g)
                 may_pass = _free_pass(g, compulsory)
                 ask = mask != 0 or may_pass
-                choices = _card_options(g, mask, named) + np.int64(may_draw) + np.int64(may_pass)
-                _tally(g, max(choices, 1))
+                choices = _card_options(g, mask, wild_mask, more_suits)
+                _tally(g, choices + np.int64(may_draw) + np.int64(may_pass))
             card = DRAW
             if forcing:
                 forcing = False
@@ -1040,7 +1046,7 @@ def _play(g, stream, seat, user, log, searcher):
                         break
                     if no_play == NO_PLAY_PASS or not (allowed >> card) & 1:
                         break
-                    choices = _card_options(g, np.int64(1) << card, named)
+                    choices = _card_options(g, np.int64(1) << card, wild_mask, more_suits)
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
                         _tally(g, choices + 1)  # play it (naming a suit) or keep it
                     elif choices > 1:
