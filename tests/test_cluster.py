@@ -645,9 +645,11 @@ def test_balance_cli_connects_once_for_the_run_and_its_skill_games(
     out = tmp_path / "cluster"
     result = runner.invoke(app, [*args, "--out", str(out), "--scheduler", local_address])
     assert result.exit_code == 0, result.output
-    assert result.stderr.count("2 workers at") == 2  # the run and the skill games
+    # the run, its trace check (the first traced games at twice the rollouts), the skill games
+    assert result.stderr.count("2 workers at") == 3
     assert len(connects) == 1
     records_equal(out, expected)
+    records_equal(out / "trace-check", expected / "trace-check")
     records_equal(out / "skill", expected / "skill")
 
 
