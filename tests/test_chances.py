@@ -69,6 +69,22 @@ def test_beggar_kernel_traces_as_the_reference(players, limit):
         assert wins[starts[i] : starts[i + 1]].tolist() == expected, i
 
 
+def test_a_match_s_deals_trace_as_the_reference_deals_them():
+    """Deal k of match m: the stream (seed, m, k), seat k % n first; its rollouts number
+    their streams from it."""
+    rules, seats = preset("pis-yedili"), ["random", "greedy", "random"]
+    deals, _ = batch.play_match_batch(rules, 3, seats, 8, 5, 1)
+    keys = np.stack([deals["match"], deals["deal"]], axis=1)
+    starts, wins = batch.trace_random(
+        rules, 3, seats, 8, 0, deals["turns"], rollouts=ROLLOUTS, deals=keys
+    )
+    for i, (match, deal) in enumerate(keys.tolist()):
+        expected = reference_chances.trace(
+            rules, 3, seats, 8, match, rollouts=ROLLOUTS, deal_no=deal
+        )
+        assert wins[starts[i] : starts[i + 1]].tolist() == expected, (match, deal)
+
+
 def test_a_searching_seat_plays_its_rollout_policy_in_the_rollouts():
     rules, seats = preset("crazy-eights"), ["pimc:2", "greedy", "pimc:k=2,rollout=hold-wilds"]
     _, starts, wins = _trace(rules, 3, seats, 3, 0, 2)
@@ -181,12 +197,35 @@ def test_a_beggar_run_keeps_its_trace(tmp_path):
         assert last.loc[game].tolist() == [4 * (seat == winner) for seat in range(2)]
 
 
+def test_match_play_traces_every_deal_of_the_first_matches(tmp_path):
+    from simulate.runs.engine import play_run
+    from simulate.runs.request import make_request
+
+    request = make_request(
+        "pis-yedili", players=3, games=12, seed=2, threads=1, trace=3, rollouts=2,
+        rotate_seats=True,
+    )  # fmt: skip
+    play_run(request, out=tmp_path / "py", chunk_size=2, collect=False)
+    run = load_run(tmp_path / "py")
+    games = run.games.set_index("game")
+    traced = games[games["match"] < 3]
+    assert sorted(run.trace["game"].unique()) == sorted(traced.index)
+    points = run.trace.groupby("game").size() // 3
+    assert points.to_dict() == (traced["turns"] + 1).to_dict()
+    first = run.trace.groupby("game")[["match", "deal", "rotation"]].first()
+    assert first.equals(traced[["match", "deal", "rotation"]].astype(first.dtypes))
+    memory = simulate.simulate(
+        "pis-yedili", players=3, games=12, seed=2, threads=1, trace=3, rollouts=2,
+        rotate_seats=True,
+    )  # fmt: skip
+    assert memory.trace.equals(run.trace)
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["crazy-eights", "--trace", "5", "--rollouts", "0"], ["rollouts", "from 1 to 4096", "0"]),
         (["crazy-eights", "--trace", "5", "--rollouts", "5000"], ["rollouts", "5000"]),
-        (["pis-yedili", "--trace", "5"], ["single deals", "match_deals=none"]),
         (["crazy-eights", "--trace", "-3"], ["trace", "whole number", "-3"]),
     ],
 )

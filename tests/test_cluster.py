@@ -46,7 +46,9 @@ runner = CliRunner()
 
 RUNS = {
     "single": dict(game="bmn", games=40_000, seed=11),
-    "matches": dict(game="pis-yedili", games=6_000, seed=12, players=3, log=2_000),
+    "matches": dict(
+        game="pis-yedili", games=6_000, seed=12, players=3, log=2_000, trace=30, rollouts=2
+    ),
     "rotated": dict(
         game="crazy-eights",
         games=9_000,
@@ -348,7 +350,7 @@ def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_pat
         app, ["simulate", "pis-yedili", "--out", str(out), "--resume", "--no-report"]
     )
     assert result.exit_code == 0, result.output
-    expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000, log=0))
+    expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000, log=0, trace=0))
     records_equal(out, expected)
 
 

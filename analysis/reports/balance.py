@@ -157,7 +157,8 @@ def chance_check(run: RunFolder, trace: pd.DataFrame) -> pd.DataFrame | None:
     if doubled is None or check.meta.get("status") != "complete":
         return None
     games = int(check.meta["trace"])
-    sample = trace[trace["game"] < games].reset_index(drop=True)
+    key = "match" if "match" in trace.columns else "game"  # the first games (matches)
+    sample = trace[trace[key] < games].reset_index(drop=True)
     at = chance_measures(sample, rollouts=run.meta["rollouts"])
     twice = chance_measures(doubled, rollouts=check.meta["rollouts"])
     names = [name for name in at if name in twice]

@@ -20,7 +20,9 @@ CHECK_GAMES = 200
 """Games of that sample (the run's first; fewer when fewer are traced)."""
 
 COLUMNS = {
-    "game": ("int64", "the traced game (its record's game)"),
+    "game": ("int64", "the traced game (its record's game; in match play the deal's row)"),
+    "match": ("int64", "match play only: the deal's match"),
+    "deal": ("int64", "match play only: the deal's number in its match, from 0"),
     "turn": ("int32", "the point: turns (tricks) played before it, 0 after the deal"),
     "seat": ("int8", "the seat"),
     "wins": ("int16", "rollouts the seat won from the point, of the run's rollouts"),
@@ -28,19 +30,26 @@ COLUMNS = {
 """The trace's columns: name -> (Arrow type, meaning)."""
 
 
-def trace_table(first_game: int, starts: np.ndarray, wins: np.ndarray) -> pa.Table:
-    """Games ``first_game ..``'s points as a table of :data:`COLUMNS`, one row per
-    (game, turn, seat) in that order. ``starts``: int64[G + 1], game ``first_game + i``'s
-    points are rows ``starts[i] .. starts[i + 1] - 1`` of ``wins`` (int[P, n])."""
+def trace_table(games, starts: np.ndarray, wins: np.ndarray, keys: dict | None = None) -> pa.Table:
+    """Traced games' points as a table of :data:`COLUMNS`, one row per (game, turn, seat)
+    in that order. ``games``: the first game's number (the games follow it), or each
+    game's (int64[G]); ``starts``: int64[G + 1], game i's points are rows ``starts[i] ..
+    starts[i + 1] - 1`` of ``wins`` (int[P, n]); ``keys``: in match play, ``match`` and
+    ``deal`` int64[G], each traced deal's (columns after ``game``)."""
     points, players = wins.shape
     lengths = np.diff(starts)
-    game = np.repeat(np.arange(first_game, first_game + len(lengths), dtype=np.int64), lengths)
+    if np.ndim(games) == 0:
+        games = np.arange(games, games + len(lengths), dtype=np.int64)
+
+    def per_row(values) -> np.ndarray:
+        return np.repeat(np.repeat(np.asarray(values, np.int64), lengths), players)
+
     turn = np.arange(points, dtype=np.int64) - np.repeat(starts[:-1], lengths)
-    return pa.table(
-        {
-            "game": np.repeat(game, players),
-            "turn": np.repeat(turn.astype(np.int32), players),
-            "seat": np.tile(np.arange(players, dtype=np.int8), points),
-            "wins": wins.astype(np.int16).ravel(),
-        }
-    )
+    columns = {"game": per_row(games)}
+    if keys is not None:
+        columns["match"] = per_row(keys["match"])
+        columns["deal"] = per_row(keys["deal"])
+    columns["turn"] = np.repeat(turn.astype(np.int32), players)
+    columns["seat"] = np.tile(np.arange(players, dtype=np.int8), points)
+    columns["wins"] = wins.astype(np.int16).ravel()
+    return pa.table(columns)

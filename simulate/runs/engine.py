@@ -207,7 +207,8 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
     games = pa.concat_tables([part.games for part in parts])
     if not match_play:
         games = games.sort_by([("game", "ascending"), ("rotation", "ascending")])
-        return Chunk(games, events=interleave_events(parts, games), trace=interleave_trace(parts))
+        events, trace = interleave_events(parts, games), interleave_trace(parts, games)
+        return Chunk(games, events=events, trace=trace)
     games = games.sort_by(
         [("match", "ascending"), ("rotation", "ascending"), ("deal", "ascending")]
     )
@@ -215,7 +216,9 @@ def _interleave(parts: list[Chunk], match_play: bool, first_row: int) -> Chunk:
     games = games.set_column(games.schema.get_field_index("game"), "game", numbers)
     matches = pa.concat_tables([part.matches for part in parts])
     matches = matches.sort_by([("match", "ascending"), ("rotation", "ascending")])
-    return Chunk(games, matches, interleave_events(parts, games))
+    return Chunk(
+        games, matches, interleave_events(parts, games), trace=interleave_trace(parts, games)
+    )
 
 
 def run(

@@ -12,32 +12,42 @@ def interleave_events(parts: Sequence, games: pa.Table) -> pa.Table | None:
     """The events of the seatings' ``parts`` (chunks, each with ``events`` or None) in the
     order of ``games``, the chunk's records once interleaved: (game, rotation, seq); in
     match play the ``game`` column takes the number its deal's record now has."""
-    tables = [part.events for part in parts if part.events is not None]
-    if not tables:
+    events = _renumbered([part.events for part in parts], games)
+    if events is None:
         return None
-    events = pa.concat_tables(tables)
-    if "match" in events.column_names:
-        keys = ["match", "rotation", "deal"]
-        numbers = games.select([*keys, "game"]).rename_columns([*keys, "row"])
-        for key in keys:  # the records' integer types need not be the events' (deal)
-            index = numbers.schema.get_field_index(key)
-            column = numbers[key].cast(events.schema.field(key).type)
-            numbers = numbers.set_column(index, key, column)
-        joined = events.join(numbers, keys, join_type="left outer")
-        index = events.schema.get_field_index("game")
-        events = joined.set_column(index, "game", joined["row"]).drop_columns(["row"])
-        events = events.select(tables[0].column_names)
     return events.sort_by([("game", "ascending"), ("rotation", "ascending"), ("seq", "ascending")])
 
 
-def interleave_trace(parts: Sequence) -> pa.Table | None:
+def interleave_trace(parts: Sequence, games: pa.Table) -> pa.Table | None:
     """The traces of the seatings' ``parts`` (chunks, each with ``trace`` or None) in
-    (game, rotation, turn, seat) order (single deals only: match play is not traced)."""
-    tables = [part.trace for part in parts if part.trace is not None]
-    if not tables:
+    (game, rotation, turn, seat) order, ``game`` renumbered as :func:`interleave_events`
+    does."""
+    trace = _renumbered([part.trace for part in parts], games)
+    if trace is None:
         return None
     keys = ("game", "rotation", "turn", "seat")
-    return pa.concat_tables(tables).sort_by([(key, "ascending") for key in keys])
+    return trace.sort_by([(key, "ascending") for key in keys])
+
+
+def _renumbered(tables: Sequence, games: pa.Table) -> pa.Table | None:
+    """``tables`` (None: none) as one; in match play (a ``match`` column) its ``game``
+    column the number the deal's record has in ``games`` (by match, rotation and deal)."""
+    tables = [table for table in tables if table is not None]
+    if not tables:
+        return None
+    found = pa.concat_tables(tables)
+    if "match" not in found.column_names:
+        return found
+    keys = ["match", "rotation", "deal"]
+    numbers = games.select([*keys, "game"]).rename_columns([*keys, "row"])
+    for key in keys:  # the records' integer types need not be these (deal)
+        index = numbers.schema.get_field_index(key)
+        column = numbers[key].cast(found.schema.field(key).type)
+        numbers = numbers.set_column(index, key, column)
+    joined = found.join(numbers, keys, join_type="left outer")
+    index = found.schema.get_field_index("game")
+    found = joined.set_column(index, "game", joined["row"]).drop_columns(["row"])
+    return found.select(tables[0].column_names)
 
 
 def concat_events(tables: Sequence[pa.Table]) -> pa.Table | None:

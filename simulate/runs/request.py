@@ -207,7 +207,7 @@ def make_request(
     logged = logged_games(log, games)
     if logged and "log" not in info.spec.commands:
         raise CardsimError(f"{info.name} cannot log its games event by event yet")
-    traced = traced_games(info, rules, trace, rollouts, games)
+    traced = traced_games(info, trace, rollouts, games)
     spec = info.spec
     if not spec.takes_strategies:
         if strategies:
@@ -272,10 +272,10 @@ def logged_games(log: int | str, games: int) -> int:
     return min(log, games)
 
 
-def traced_games(info: GameInfo, rules, trace, rollouts, games: int) -> int:
-    """How many games a run of ``games`` traces for ``trace``, checked with ``rollouts``
-    (refused in one line: not whole numbers, out of range, a game or rules that cannot
-    be traced)."""
+def traced_games(info: GameInfo, trace, rollouts, games: int) -> int:
+    """How many games (matches: every deal of them) a run of ``games`` traces for
+    ``trace``, checked with ``rollouts`` (refused in one line: not whole numbers, out of
+    range, a game that cannot be traced)."""
     if isinstance(trace, bool) or not isinstance(trace, int) or trace < 0:
         raise CardsimError(f"trace must be a whole number of games from 0, got {trace!r}")
     bad = isinstance(rollouts, bool) or not isinstance(rollouts, int)
@@ -285,11 +285,6 @@ def traced_games(info: GameInfo, rules, trace, rollouts, games: int) -> int:
         return 0
     if "trace" not in info.spec.commands:
         raise CardsimError(f"{info.name} cannot trace its games' win chances yet")
-    if rules.match_play:
-        knob = "match_deals" if getattr(rules, "match_deals", None) is not None else "target_score"
-        raise CardsimError(
-            f"trace follows single deals, and these rules play matches: set {knob}=none to trace"
-        )
     return min(trace, games)
 
 

@@ -283,8 +283,8 @@ def balance(
     without ``out`` nothing is written. With ``out`` the measures are read from the folders
     in batches, as the report reads them: the memory does not grow with the run.
     ``scheduler``: the run and its skill games are played on a Dask cluster (one
-    connection for both), as for :func:`simulate`. ``trace``: the games traced (None:
-    2,000 where the game and rules can be traced, single deals), from
+    connection for both), as for :func:`simulate`. ``trace``: the games (matches) traced (None:
+    2,000), from
     ``rollouts`` rollouts a point (None: 64), whose measures (``drama`` ...,
     :mod:`analysis.chances`) join the table."""
     from analysis.balance import balance_table
@@ -338,7 +338,7 @@ def balance(
 
     info = resolve_game(game)
     check_skill_options(info, skill, skill_games)
-    settings["trace"] = balance_trace(info, rules, trace)
+    settings["trace"] = balance_trace(info, trace)
     settings["rollouts"] = DEFAULT_ROLLOUTS if rollouts is None else rollouts
     main = make_request(game, threads=threads, **settings)
     skilled = None

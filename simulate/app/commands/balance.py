@@ -17,21 +17,15 @@ from ...core.skill import DEFAULT_SKILL, OPPONENT, SKILL_FOLDER, skill_seats
 from .runs import Echo, RunPlan, plan_run, play_plan, run_request, silent
 
 BALANCE_TRACE = 2_000
-"""Games a balance run traces when no ``--trace`` is given (where its game and rules can
-be traced: single deals)."""
+"""Games (matches: every deal of them) a balance run traces when no ``--trace`` is given."""
 
 
-def balance_trace(info, rules, trace: int | None) -> int | None:
-    """``--trace`` of a balance run of ``info``'s game with ``rules`` (a rules object, or
-    knob overrides): ``trace`` as given, else :data:`BALANCE_TRACE` where the game and
-    rules can be traced, else 0."""
+def balance_trace(info, trace: int | None) -> int:
+    """``--trace`` of a balance run of ``info``'s game: ``trace`` as given, else
+    :data:`BALANCE_TRACE` where the game can be traced, else 0."""
     if trace is not None:
         return trace
-    if "trace" not in info.spec.commands:
-        return 0
-    if not hasattr(rules, "match_play"):
-        rules = info.spec.rules(info.name, rules)
-    return 0 if rules.match_play else BALANCE_TRACE
+    return BALANCE_TRACE if "trace" in info.spec.commands else 0
 
 
 @dataclass(frozen=True)
@@ -70,7 +64,7 @@ def plan_balance(
     info = resolve_game(game)
     check_skill_options(info, skill, skill_games)
     if not resume:
-        settings["trace"] = balance_trace(info, settings.get("rules"), settings.get("trace"))
+        settings["trace"] = balance_trace(info, settings.get("trace"))
     run = plan_run(
         game,
         out,

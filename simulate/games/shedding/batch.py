@@ -307,13 +307,15 @@ def trace_random(
     *,
     rollouts: int,
     forget: list[float] | None = None,
+    deals: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each seat's chance of winning through games ``first_game ..`` of the run with this
-    seed (:mod:`.chance_kernel`): ``turns`` int[G], the turns each game lasted (its
-    record's), gives its T + 1 points. Returns ``(starts, wins)``: game ``first_game + i``'s
-    points are rows ``starts[i] .. starts[i + 1] - 1`` (int64[G + 1]) of ``wins``
-    (int32[P, players]: rollouts won of ``rollouts``, point t after turn t)."""
-    from .chance_kernel import trace_random_games
+    seed (:mod:`.chance_kernel`), or with ``deals`` (int[G, 2]: ``(match, deal)`` each)
+    through those deals of matches: ``turns`` int[G], the turns each lasted (its
+    record's), gives its T + 1 points. Returns ``(starts, wins)``: game i's points are rows
+    ``starts[i] .. starts[i + 1] - 1`` (int64[G + 1]) of ``wins`` (int32[P, players]:
+    rollouts won of ``rollouts``, point t after turn t)."""
+    from .chance_kernel import trace_games
 
     table = rules_table(rules, players)
     seats = seat_arrays(strategies, players, forget)
@@ -321,19 +323,27 @@ def trace_random(
     starts = np.zeros(count + 1, np.int64)
     np.cumsum(np.asarray(turns, np.int64) + 1, out=starts[1:])
     # At least two rows of each (see play_random): the spare rows are never written.
+    size = max(count, 2)
+    items = np.zeros((size, 3), np.int64)
+    if deals is None:
+        items[:, 0] = np.arange(first_game, first_game + size)
+        items[:, 2] = -1
+    else:
+        deals = np.asarray(deals, np.int64).reshape(-1, 2)
+        items[:count, :2] = deals
+        items[:count, 2] = deals[:, 1] % players
+        items[count:] = items[0]
     wins = np.zeros((max(int(starts[-1]), 2), players), np.int32)
-    points = np.zeros(max(count, 2), np.int64)
-    padded = np.full(max(count, 2) + 1, starts[-1], np.int64)
+    points = np.zeros(size, np.int64)
+    padded = np.full(size + 1, starts[-1], np.int64)
     padded[: count + 1] = starts
     run = Run(*seed_key(seed), first_game)
-    trace_random_games(
-        table, seats, run, rollouts, padded, wins, points, *sharing(games=len(points))
-    )
+    trace_games(table, seats, run, rollouts, items, padded, wins, points, *sharing(games=size))
     lasted = np.flatnonzero(points[:count] != np.diff(starts))
     if len(lasted):
         i = int(lasted[0])
+        which = f"game {first_game + i}" if deals is None else "match {}, deal {}".format(*deals[i])
         raise CardsimError(
-            f"game {first_game + i} had {points[i] - 1} turns when traced, "
-            f"{int(turns[i])} in its record"
+            f"{which} had {points[i] - 1} turns when traced, {int(turns[i])} in its record"
         )
     return starts, wins[: starts[-1]]

@@ -1,14 +1,15 @@
 """Each seat's chance of winning through a shedding game (``--trace``): the kernel.
 
-A traced game is played again from its deal, pausing after the deal and after every turn
-(``g[S_PAUSE]``, see :func:`.kernel._play`). At each pause t it plays R rollouts from
-states a spectator cannot tell from the game's: rollout r deals the hidden cards (every
-hand and the stock) at random back into them, every size kept (the determinization of
-:func:`.search.determinize`, for no seat), then plays on to the end with the run's own
-strategies (a searching seat plays its rollout policy: a search at every decision of every
-rollout would cost hundreds of times more), drawing from the stream ``(seed,
-search_game(game, 0, t), TRACE_STREAM + r)``. What a spectator sees is kept: the pile, the
-hand sizes, the suit in force, pending penalties, direction, skips and barred seats. The
+A traced game (a match's deal) is played again from its deal, pausing after the deal and
+after every turn (``g[S_PAUSE]``, see :func:`.kernel._play`). At each pause t it plays R
+rollouts from states a spectator cannot tell from the game's: rollout r deals the hidden
+cards (every hand and the stock) at random back into them, every size kept (the
+determinization of :func:`.search.determinize`, for no seat), then plays on to the end with
+the run's own strategies (a searching seat plays its rollout policy: a search at every
+decision of every rollout would cost hundreds of times more), drawing from the stream
+``(seed, search_game(game, deal, t), TRACE_STREAM + r)`` (``deal``: 0, or a match's deal
+k). What a spectator sees is kept: the pile, the hand sizes, the suit in force, pending
+penalties, direction, skips and barred seats. The
 point's row counts the rollouts each seat won (one without a winner counts for none). The
 last point, after the game's last turn, is its outcome: R for the winner, 0 for the others.
 
@@ -72,20 +73,19 @@ def _chances(g, copy, stream, pool, seat, number, key0, key1, rollouts, user, wi
 
 @njit(cache=True, _nrt=False)
 def trace_game(
-    g, copy, stream, rstream, pool, key0, key1, game, decks, hand_size, user, searcher,
-    rollouts, wins, row, stop,
+    g, copy, stream, rstream, pool, key0, key1, game, stream_id, first, decks, hand_size,
+    user, searcher, rollouts, wins, row, stop,
 ):  # fmt: skip
-    """Deal game ``game`` (stream 0, the first seat as the rules say) and play it, pausing
-    at every point for :func:`_chances`; its points go to rows ``row ..`` of ``wins``
-    (int32[P, n]), never at or past ``stop``. Returns the points the game has (T + 1),
-    which may exceed ``stop - row`` only if the game lasted longer than it was given."""
+    """Deal game ``game`` from its stream ``stream_id`` (a match's deal k: ``(m, k)``, seat
+    ``first`` first; -1: as the rules say) and play it, pausing at every point for
+    :func:`_chances`; its points go to rows ``row ..`` of ``wins`` (int32[P, n]), never at
+    or past ``stop``. Returns the points the game has (T + 1), which may exceed ``stop -
+    row`` only if the game lasted longer than it was given."""
     n = g[S_N]
-    seat = start_game(
-        g, stream, key0, key1, game, np.int64(0), np.int64(-1), decks, hand_size, None
-    )
+    seat = start_game(g, stream, key0, key1, game, stream_id, first, decks, hand_size, None)
     point = row
     while True:
-        number = search_game(game, 0, g[S_TURNS])
+        number = search_game(game, stream_id, g[S_TURNS])
         if point < stop:
             _chances(g, copy, rstream, pool, seat, number, key0, key1, rollouts, user, wins, point)
         point += 1
@@ -103,13 +103,14 @@ def trace_game(
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def trace_random_games(table, strategies, run, rollouts, starts, wins, points, workers, taken):
-    """Trace games ``run.first .. run.first + G - 1`` (G = ``len(points)``): game
-    ``run.first + i``'s points go to rows ``starts[i] .. starts[i + 1] - 1`` of ``wins``
-    (int32[P, n]), and ``points[i]`` gets how many it had (equal to the rows given, unless
-    the game was not the one counted). ``starts``: int64[G + 1]. ``workers``, ``taken``: as
+def trace_games(table, strategies, run, rollouts, deals, starts, wins, points, workers, taken):
+    """Trace G games (deals): game i is ``deals[i] = (game, stream, first seat)`` (a random
+    game's: ``(run.first + i, 0, -1)``; a match's deal k: ``(m, k, k % n)``); its points go
+    to rows ``starts[i] .. starts[i + 1] - 1`` of ``wins`` (int32[P, n]), and ``points[i]``
+    gets how many it had (equal to the rows given, unless the game was not the one
+    counted). ``deals``: int64[G, 3]; ``starts``: int64[G + 1]. ``workers``, ``taken``: as
     :func:`.kernel.play_random_games`, one game a work item."""
-    key0, key1, first_game = run.key0, run.key1, run.first
+    key0, key1 = run.key0, run.key1
     decks, hand_size, user = table.decks, table.hand_size, strategies.user
     searcher = strategies.searcher
     count = points.shape[0]
@@ -123,7 +124,8 @@ def trace_random_games(table, strategies, run, rollouts, starts, wins, points, w
         i = fetch_add(taken, 0, 1)
         while i < count:
             points[i] = trace_game(
-                g, copy, stream, rstream, pool, key0, key1, first_game + i, decks, hand_size,
-                user, searcher, rollouts, wins, starts[i], starts[i + 1],
+                g, copy, stream, rstream, pool, key0, key1, deals[i, 0], deals[i, 1],
+                deals[i, 2], decks, hand_size, user, searcher, rollouts, wins, starts[i],
+                starts[i + 1],
             )  # fmt: skip
             i = fetch_add(taken, 0, 1)

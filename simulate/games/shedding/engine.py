@@ -29,6 +29,7 @@ class SheddingEngine:
                 records.to_table(row, columns, names, request.strategies),
                 records.matches_table(matches, names, request.strategies),
                 events=_match_events(columns, row) if log else None,
+                trace=self._match_trace(request, seating, row, columns),
             )
         columns = games.play_random(
             request.rules, request.players, list(seating), request.seed, first, count, log=log
@@ -64,6 +65,28 @@ class SheddingEngine:
             rollouts=request.rollouts,
         )
         return trace_table(first, starts, wins)
+
+    def _match_trace(self, request, seating: tuple, row: int, columns: dict):
+        """The win chances of the traced matches' deals (every deal of the run's first
+        ``request.trace`` matches) among a match batch's deals (``columns``, whose first
+        deal's record is ``row``): ``game`` the deal's row, with ``match`` and ``deal``."""
+        traced = np.flatnonzero(columns["match"] < request.trace)
+        if not len(traced):
+            return None
+        from ...core.chances import trace_table
+
+        keys = {"match": columns["match"][traced], "deal": columns["deal"][traced]}
+        starts, wins = batch.trace_random(
+            request.rules,
+            request.players,
+            list(seating),
+            request.seed,
+            0,
+            columns["turns"][traced],
+            rollouts=request.rollouts,
+            deals=np.stack([keys["match"], keys["deal"]], axis=1),
+        )
+        return trace_table(row + traced, starts, wins, keys)
 
     def device_chunk(self, request, seating: tuple, first: int, count: int):
         """:meth:`play`'s games played on the GPU, their records left in device memory: a

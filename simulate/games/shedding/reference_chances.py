@@ -28,12 +28,16 @@ def trace(
     *,
     rollouts: int,
     forget: list[float] | None = None,
+    deal_no: int | None = None,
 ) -> list[list[int]]:
-    """The points of game ``game`` of run ``seed``: for t = 0 .. T (the game's turns), the
-    rollouts each seat won of ``rollouts`` from the state after turn t."""
+    """The points of game ``game`` of run ``seed`` (with ``deal_no``: of deal ``deal_no``
+    of match ``game``, as :func:`.reference.play_deal` deals it): for t = 0 .. T (its
+    turns), the rollouts each seat won of ``rollouts`` from the state after turn t."""
     rules.check_players(players)
-    stream = Stream(seed, game)
-    first, hands, stock = deal(rules, players, stream)
+    stream_id = 0 if deal_no is None else deal_no
+    stream = Stream(seed, game, stream=stream_id)
+    given = None if deal_no is None else deal_no % players
+    first, hands, stock = deal(rules, players, stream, given)
     table = Game(
         rules, hands, stock, strategies=strategies, stream=stream, first_seat=first, forget=forget
     )
@@ -41,7 +45,7 @@ def trace(
     points: list[list[int]] = []
 
     def pause(paused: Game, seat: int) -> None:
-        number = search_game(game, 0, paused.turns)
+        number = search_game(game, stream_id, paused.turns)
         points.append(chances(paused, seat, policies, seed, number, rollouts))
 
     table.on_turn = pause

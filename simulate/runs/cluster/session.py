@@ -383,22 +383,27 @@ def _records(chunk: Chunk) -> int:
 
 def numbered(chunk: Chunk, row: int) -> Chunk:
     """``chunk`` with its records' ``game`` numbered from ``row``, and its logged deals'
-    events with them (match play: a task numbers them from 0, not knowing how many deals
+    events and traced deals' trace with them (match play: a task numbers them from 0, not knowing how many deals
     the matches before it had)."""
     games = chunk.games
     if games is not None:
         index = games.schema.get_field_index("game")
         numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
         games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
-    events = chunk.events
-    if events is not None:
-        index = events.schema.get_field_index("game")
-        shifted = pc.add(events["game"], pa.scalar(row, events.schema.field(index).type))
-        events = events.set_column(index, events.schema.field(index), shifted)
+    events, trace = (_shifted(table, row) for table in (chunk.events, chunk.trace))
     found = chunk.aggregates  # aggregate-only: the longest and first deals it keeps
     if found is not None:
         found = found.shifted(row)
-    return dataclasses.replace(chunk, games=games, events=events, aggregates=found)
+    return dataclasses.replace(chunk, games=games, events=events, aggregates=found, trace=trace)
+
+
+def _shifted(table: pa.Table | None, row: int) -> pa.Table | None:
+    """``table`` (logged events, a trace) with its ``game`` column shifted by ``row``."""
+    if table is None:
+        return None
+    index = table.schema.get_field_index("game")
+    shifted = pc.add(table["game"], pa.scalar(row, table.schema.field(index).type))
+    return table.set_column(index, table.schema.field(index), shifted)
 
 
 __all__ = ["VERSIONED", "Cluster", "connect", "numbered"]
