@@ -106,3 +106,18 @@ def test_balance_measures_a_traced_run_and_reports_it(tmp_path):
     again = CliRunner().invoke(app, ["balance", "crazy-eights", "--out", str(out), "--resume"])
     assert again.exit_code == 0, again.output
     assert (out / "trace-check" / "run.json").read_text() == before
+
+
+def test_a_traced_simulate_run_checks_its_chance_measures_too(tmp_path):
+    out = tmp_path / "run"
+    args = ["simulate", "crazy-eights", "--games", "300", "--seed", "3", "--rotate-seats"]
+    result = CliRunner().invoke(app, [*args, "--trace", "30", "--rollouts", "4", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    check = load_run(out / "trace-check")
+    assert (check.meta["trace"], check.meta["rollouts"], check.meta["rotate_seats"]) == (
+        30,
+        8,
+        True,
+    )
+    report = (out / "report.md").read_text()
+    assert "| measure | at 4 | 95% CI | at 8 | converged |" in report

@@ -147,7 +147,7 @@ def chance_check(run: RunFolder, trace: pd.DataFrame) -> pd.DataFrame | None:
         return None
     try:
         check = open_run(folder)
-        keys = ("game", "players", "seed", "rules", "strategies")
+        keys = ("game", "players", "seed", "rules", "strategies", "rotate_seats")
         if any(check.meta.get(key) != run.meta.get(key) for key in keys):
             return None
         files = check.records("trace")
@@ -261,8 +261,8 @@ def _check_blocks(balance: Balance) -> list[Block]:
         return [
             Paragraph(
                 "The chance measures' convergence is not checked: this folder holds no trace "
-                f"check (`cardsim balance` traces its first games again at twice the rollouts "
-                f"into `{CHECK_FOLDER}/`)."
+                f"check (a traced run's first games traced again at twice the rollouts, in "
+                f"`{CHECK_FOLDER}/`: `cardsim simulate --trace` and `cardsim balance` play it)."
             )
         ]
     games, rollouts = check.attrs["games"], check.attrs["rollouts"]

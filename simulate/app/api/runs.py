@@ -207,6 +207,7 @@ def write_run(
 
     from ...runs.request import check_records
     from ..commands import runs
+    from ..commands.trace_check import play_check
 
     echo = echo_to(progress)
     out = Path(out)
@@ -237,6 +238,7 @@ def write_run(
     )
     with cluster_session(scheduler, threads) as cluster:
         runs.play_plan(plan, cluster=cluster, progress=progress, echo=echo)
+        play_check(plan, cluster=cluster, progress=progress, echo=echo)
     if report:
         runs.report(out, progress=progress, dpi=dpi, formats=formats)
     return out

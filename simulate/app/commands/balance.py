@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.chances import CHECK_FOLDER, CHECK_GAMES
 from ...core.errors import CardsimError
 from ...core.skill import DEFAULT_SKILL, OPPONENT, SKILL_FOLDER, skill_seats
 from .runs import Echo, RunPlan, plan_run, play_plan, run_request, silent
+from .trace_check import play_check
 
 BALANCE_TRACE = 2_000
 """Games (matches: every deal of them) a balance run traces when no ``--trace`` is given."""
@@ -34,9 +34,6 @@ class BalancePlan:
 
     run: RunPlan
     skill: RunPlan | None
-    check: RunPlan | None = None
-    """The trace's check (a traced run's first games again at twice the rollouts), None
-    for an untraced run."""
 
 
 def plan_balance(
@@ -75,9 +72,8 @@ def plan_balance(
         threads=threads,
         **settings,
     )
-    check = check_plan(run.request, out / CHECK_FOLDER, threads)
     if not info.spec.takes_strategies:
-        return BalancePlan(run, None, check)
+        return BalancePlan(run, None)
     folder = out / SKILL_FOLDER
     held = resume and holds_run(folder)
     if held:  # the skill games' own settings, unless given
@@ -91,7 +87,6 @@ def plan_balance(
         return BalancePlan(
             run,
             RunPlan(run_request(game, folder, threads), folder, resume=True, kept=kept),
-            check,
         )
     if holds_run(folder) and not force:
         raise CardsimError(
@@ -101,43 +96,7 @@ def plan_balance(
     if not resume and not skip_space_check:
         check_space(out, request.meta(), request.games)
     # Refused above when the folder held skill games without --force.
-    return BalancePlan(run, RunPlan(request, folder, force=True), check)
-
-
-def check_plan(main, folder: Path, threads: int | None) -> RunPlan | None:
-    """The plan of the trace's check in ``folder``: the first
-    :data:`~simulate.core.chances.CHECK_GAMES` traced games of ``main`` (a request) traced
-    again at twice its rollouts (their records are the run's); kept where the folder holds
-    it complete, played again otherwise (it is derived, and takes seconds). None for an
-    untraced run, or one at more than half the most rollouts."""
-    from ...runs.folder.writer import holds_run, read_meta
-    from ...runs.request import MAX_ROLLOUTS, make_request
-
-    if not main.trace or 2 * main.rollouts > MAX_ROLLOUTS:
-        return None
-    games = min(CHECK_GAMES, main.trace)
-    request = make_request(
-        main.game.name,
-        players=main.players,
-        games=games,
-        seed=main.seed,
-        threads=threads,
-        rules=main.rules,
-        strategies=list(main.specs) or None,
-        trace=games,
-        rollouts=2 * main.rollouts,
-    )
-    if holds_run(folder):
-        meta = read_meta(folder)
-        if meta.get("status") == "complete" and _same(meta, request.meta()):
-            return RunPlan(request, folder, resume=True, kept=True)
-    return RunPlan(request, folder, force=True)
-
-
-def _same(held: dict, asked: dict) -> bool:
-    """Whether two run.json's describe the same games (threads and versions aside)."""
-    keys = ("game", "players", "games", "seed", "rules", "strategies", "trace", "rollouts")
-    return all(held.get(key) == asked.get(key) for key in keys)
+    return BalancePlan(run, RunPlan(request, folder, force=True))
 
 
 def check_skill_options(info, skill: str | None, skill_games: int | None) -> None:
@@ -196,13 +155,7 @@ def play_balance(
     ``cluster`` where given (one connection for both); each says first what a strong
     player will cost (:func:`.runs.play_plan`)."""
     play_plan(plan.run, cluster=cluster, progress=progress, echo=echo)
-    if plan.check is not None and not plan.check.kept:
-        request = plan.check.request
-        echo(
-            f"trace check: the first {request.games:,} traced games again at "
-            f"{request.rollouts} rollouts a point"
-        )
-        play_plan(plan.check, cluster=cluster, progress=progress, echo=echo)
+    play_check(plan.run, cluster=cluster, progress=progress, echo=echo)
     if plan.skill is not None:
         if plan.skill.kept:
             echo(f"{plan.skill.out}: the skill games are complete, kept")
