@@ -46,6 +46,7 @@ from analysis.rendering.words import (
     pct_digits,
     singular,
 )
+from analysis.reports.trace import read_trace
 from simulate.core.chances import CHECK_FOLDER
 
 
@@ -96,7 +97,7 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
         skill, strategy, note = None, None, ""
         if spec.takes_strategies:
             skill, strategy, note = _skill_games(run)
-        trace = _trace(run)
+        trace = read_trace(run)
         chances = None
         if trace is not None:
             chances = chance_measures(trace, rollouts=run.meta["rollouts"])
@@ -120,14 +121,6 @@ def balance_along(run: RunFolder) -> Callable[[], Balance]:
         )
 
     return balance
-
-
-def _trace(run: RunFolder) -> pd.DataFrame | None:
-    """The run's trace, None when it traced no game."""
-    if not run.meta.get("trace"):
-        return None
-    files = run.records("trace")
-    return files.read().to_pandas() if files else None
 
 
 CHECK_SLACK = 1e-3

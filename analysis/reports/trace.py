@@ -14,7 +14,7 @@ from analysis.rendering import plots
 from analysis.rendering.document import Block, Chart, Heading, Paragraph
 from analysis.rendering.words import count_text, fmt_int, fmt_num, fmt_pct
 
-__all__ = ["trace_section"]
+__all__ = ["read_trace", "trace_section"]
 
 
 def read_trace(run: RunFolder) -> pd.DataFrame | None:
