@@ -40,18 +40,21 @@ JOBS: dict[str, list[str]] = {
     "beggar-checks": [str(TESTS / "cuda_checks.py"), "1"],
     "shedding-checks": [str(TESTS / "cuda_shedding_checks.py"), "1"],
     "aggregates-checks": [str(TESTS / "gpu_aggregates_checks.py"), "1"],
-    # The whole path (request, engine, chunks, run folder) with --log: the logged games are
-    # played on the CPU, the others on the (simulated) GPU; records and events as the CPU's.
+    # The whole path (request, engine, chunks, run folder) with --log and --trace: the
+    # logged and traced games are played on the CPU, the others on the (simulated) GPU;
+    # records, events and trace as the CPU's.
     "bmn-api-run": [
         "-c",
         """
 import warnings; warnings.simplefilter("ignore", RuntimeWarning)
 from simulate.app.api import simulate
-common = dict(players=3, games=300, seed=99, rules={"time_limit": 400}, log=4)
+common = dict(players=3, games=300, seed=99, rules={"time_limit": 400}, log=4, trace=3,
+              rollouts=2)
 gpu = simulate("bmn", backend="cuda", out="{tmp}/gpu", **common)
 cpu = simulate("bmn", out="{tmp}/cpu", **common)
 print(gpu.games.equals(cpu.games), gpu.events.equals(cpu.events), gpu.meta.get("backend"),
-      cpu.meta.get("backend"), len(gpu.games), sorted(set(gpu.games["end"])))
+      cpu.meta.get("backend"), len(gpu.games), sorted(set(gpu.games["end"])),
+      gpu.trace.equals(cpu.trace), gpu.trace["game"].nunique())
 """,
     ],
     # The whole path: Pis Yedili's matches with mixed seats and logged matches (played again
@@ -64,7 +67,7 @@ from simulate.app.api import simulate
 seats = ["greedy", "random:forget=0.2", "attack", "uniform"]
 runs = {
     "matches": dict(game="pis-yedili", players=4, games=40, seed=7, strategies=seats, log=2,
-                    rules={"last_card_call": True}),
+                    rules={"last_card_call": True}, trace=2, rollouts=2),
     "games": dict(game="crazy-eights", players=3, games=300, seed=8, strategies=seats[:3],
                   rotate_seats=True, rules={"stock_empty": "pass", "decks": 2}),
 }
@@ -74,7 +77,7 @@ for name, common in runs.items():
     same = [gpu.games.equals(cpu.games), gpu.meta.get("backend"), len(gpu.games)]
     if name == "matches":
         same += [gpu.matches.equals(cpu.matches), gpu.events.equals(cpu.events),
-                 len(gpu.matches), len(gpu.events) > 0]
+                 len(gpu.matches), len(gpu.events) > 0, gpu.trace.equals(cpu.trace)]
     print(name, *same)
 """,
     ],

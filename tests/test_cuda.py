@@ -110,7 +110,7 @@ def test_simulated_gpu_records_equal_cpu_records(simulated_checks):
 
 @needs_numba_cuda
 def test_simulated_api_run_equals_cpu_run(simulator_runs):
-    # The whole path with --log (tests/cuda_simulator.py, job "bmn-api-run").
+    # The whole path with --log and --trace (tests/cuda_simulator.py, job "bmn-api-run").
     stdout = simulated(simulator_runs, "bmn-api-run")
     assert stdout.split() == [
         "True",
@@ -120,6 +120,8 @@ def test_simulated_api_run_equals_cpu_run(simulator_runs):
         "300",
         "['out',",
         "'time_limit']",
+        "True",
+        "3",
     ]
 
 
@@ -152,7 +154,7 @@ def test_simulated_shedding_api_runs_equal_cpu_runs(simulator_runs):
     stdout = simulated(simulator_runs, "shedding-api-runs")
     lines = [line.split() for line in stdout.strip().splitlines()]
     # 40 matches of 4 deals; 300 deals played in each of the 3 seatings
-    assert lines[0] == ["matches", "True", "cuda", "160", "True", "True", "40", "True"]
+    assert lines[0] == ["matches", "True", "cuda", "160", "True", "True", "40", "True", "True"]
     assert lines[1] == ["games", "True", "cuda", "900"]
 
 
