@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
             "logs",
             "cluster",
             "search",
+            "trace",
         ),
     )
     parser.add_argument(
@@ -160,6 +161,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.only == "search":
         search_rates(args.games, args.repeats, cores)
+        return
+    if args.only == "trace":
+        trace_rates(args.games, args.repeats, cores)
         return
     if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
         from ..runs.cluster.bench import cluster_bench
@@ -588,6 +592,49 @@ def search_rates(games: int, repeats: int, cores: int) -> None:
                 f"{name + f', {searcher}':<24} {per_game:>14.1f} {one * per_game:>21,.0f} "
                 f"{many * per_game:>22,.0f} {many / one:>6.2f}"
             )
+
+
+TRACED = (
+    ("bmn", 2, {}),
+    ("crazy-eights", 4, {}),
+    ("pis-yedili", 4, {"match_deals": None}),
+    ("openspiel", 4, {}),
+)
+"""The games ``--only trace`` traces: four random seats (Beggar-My-Neighbour: two)."""
+
+
+def trace_rates(games: int, repeats: int, cores: int) -> None:
+    """Print the rollouts per second of a trace (``--trace``, 64 rollouts a point) of
+    ``games // 5000`` games (at least 20) of each of :data:`TRACED`, on one core and on
+    ``cores``: the time of the trace alone (the games' records played first), the median
+    of ``repeats``."""
+    from ..runs.request import DEFAULT_ROLLOUTS, make_request
+
+    count = max(20, games // 5000)
+    print(
+        f"{count:,} games traced at {DEFAULT_ROLLOUTS} rollouts a point, median of {repeats}; "
+        f"{cores} threads = all cores"
+    )
+    print(
+        f"{'game':<22} {'points/game':>11} {'1 core (rollouts/s)':>20} "
+        f"{f'{cores} cores (rollouts/s)':>22} {'ratio':>6}"
+    )
+    for name, players, rules in TRACED:
+        request = make_request(name, players=players, games=count, seed=1, rules=rules)
+        engine = request.game.spec.engine()
+        records = engine.play(request, request.specs, 0, count, 0).games
+
+        def trace(seed, games, request=request, records=records, engine=engine):
+            return engine.trace(request, request.specs, 0, records, count=games)
+
+        points = len(trace(0, count)) // players
+        rollouts = (points - count) * DEFAULT_ROLLOUTS  # the outcomes take none
+        one = median_rate(trace, count, 1, repeats) * rollouts / count
+        many = median_rate(trace, count, cores, repeats) * rollouts / count
+        print(
+            f"{name:<22} {points / count:>11.1f} {one:>20,.0f} {many:>22,.0f} {many / one:>6.2f}",
+            flush=True,
+        )
 
 
 WEIGHTED_EXAMPLE = (
