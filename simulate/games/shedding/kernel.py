@@ -982,11 +982,16 @@ def _play(g, stream, seat, user, log, searcher):
                     _draw_one(g, stream, seat, log, CAUSE_NO_PLAY)  # stock_empty = end: it ends
                     break
             else:
-                may_draw = mask != 0 and voluntary and not compulsory and _drawable(g)
                 may_pass = _free_pass(g, compulsory)
-                ask = mask != 0 or may_pass
-                choices = _card_options(g, mask, wild_mask, more_suits)
-                _tally(g, choices + np.int64(may_draw) + np.int64(may_pass))
+                if mask == 0:  # no legal card: draw, or pass where that is free (one option)
+                    may_draw = False
+                    ask = may_pass
+                    g[S_ONE_OPTION] += 1
+                else:
+                    may_draw = voluntary and not compulsory and _drawable(g)
+                    ask = True
+                    choices = _card_options(g, mask, wild_mask, more_suits)
+                    _tally(g, choices + np.int64(may_draw) + np.int64(may_pass))
             card = DRAW
             if forcing:
                 forcing = False
