@@ -237,3 +237,23 @@ def test_bad_trace_is_one_line_and_writes_nothing(tmp_path, args, words):
     for word in words:
         assert word in result.output
     assert not out.exists()
+
+
+def test_verify_plays_traced_games_again_and_compares_their_trace(tmp_path, monkeypatch):
+    from simulate.app.commands.verify import verify_run
+
+    out = tmp_path / "run"
+    simulate.simulate("crazy-eights", players=3, games=40, seed=5, trace=40, rollouts=2, out=out)
+    verdict = verify_run(out, replay=40)
+    assert verdict.healthy, verdict.problems
+    assert any("trace-check" in note for note in verdict.notes)
+    # A trace that the code no longer gives (as after a change to the kernel) is named.
+    real = batch.trace_random
+
+    def shifted(*args, **kwargs):
+        starts, wins = real(*args, **kwargs)
+        return starts, wins[::-1].copy()
+
+    monkeypatch.setattr(batch, "trace_random", shifted)
+    problems = verify_run(out, replay=40).problems
+    assert len(problems) >= 1 and "the trace of games 0, 1, 2 differs" in problems[0], problems

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ...core.chances import CHECK_FOLDER
 from ...core.errors import CardsimError
 from ...core.skill import SKILL_FOLDER
 from ...runs.folder import manifest as mf
@@ -106,6 +107,11 @@ def verify_run(
             verdict.notes.append(
                 f"{folder / SKILL_FOLDER} holds the run's skill games, a run folder of its own: "
                 f"check it with cardsim verify {folder / SKILL_FOLDER}"
+            )
+        if (folder / CHECK_FOLDER / META_FILE).is_file():
+            verdict.notes.append(
+                f"{folder / CHECK_FOLDER} holds the trace's check, a run folder of its own: "
+                f"check it with cardsim verify {folder / CHECK_FOLDER}"
             )
         request = _request(meta, verdict, threads)
         with _replay_bar(progress, replay, folder, meta) as tick:
@@ -211,7 +217,48 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
             matches = _read_part(folder, entry.parts["matches"], "match", games)
         file = entry.parts["games"].file
         wrong = _compare(request, key, games, stored, matches, file, verdict) or wrong
+        if "trace" in entry.parts:
+            wrong = (
+                _compare_trace(folder, entry.parts["trace"], request, key, games, verdict) or wrong
+            )
     return wrong
+
+
+TRACE_REPLAYS = 3
+"""Traced games of a chunk whose trace ``verify`` plays again (a trace costs its
+rollouts: about 60 games' work a turn)."""
+
+
+def _compare_trace(folder: Path, part: mf.Part, request, key: str, games, verdict) -> bool:
+    """Trace again the first :data:`TRACE_REPLAYS` traced games among ``games`` (sampled,
+    of one chunk) and compare their rows with the stored trace ``part``; a difference is
+    a problem of that file. Whether any differed."""
+    stored = _read_part(folder, part, key, games)
+    traced = sorted(set(stored[key].to_pylist()))[:TRACE_REPLAYS]
+    if not traced:
+        return False
+    chosen = pa.array(traced, pa.int64())
+    replayed = _replay(request, key, traced, _read_rows(folder, request, key, traced)).trace
+    have = stored.filter(pc.is_in(stored[key], chosen))
+    want = None if replayed is None else replayed.filter(pc.is_in(replayed[key], chosen))
+    difference = "none replayed" if want is None else _differs(have, want)
+    if difference:
+        verdict.problems.append(
+            f"{part.file}: the trace of {key}s {', '.join(map(str, traced))} differs from "
+            f"their trace played again ({difference})"
+        )
+    return bool(difference)
+
+
+def _read_rows(folder: Path, request, key: str, games: list[int]) -> pa.Table:
+    """The stored records of ``games`` (whichever chunks hold them)."""
+    manifest = mf.read_manifest(folder)
+    tables = [
+        _read_part(folder, entry.parts["games"], key, games)
+        for entry in manifest.entries
+        if "games" in entry.parts
+    ]
+    return pa.concat_tables(tables)
 
 
 def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict) -> bool:
@@ -310,9 +357,11 @@ def _replay(request, key: str, games: list[int], stored: pa.Table):
     if not chunks:
         return Chunk(stored.slice(0, 0), None)
     matches = [chunk.matches for chunk in chunks if chunk.matches is not None]
+    traces = [chunk.trace for chunk in chunks if chunk.trace is not None]
     return Chunk(
         pa.concat_tables([chunk.games for chunk in chunks]),
         pa.concat_tables(matches) if matches else None,
+        trace=pa.concat_tables(traces) if traces else None,
     )
 
 
