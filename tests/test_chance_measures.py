@@ -113,6 +113,9 @@ def test_a_traced_simulate_run_checks_its_chance_measures_too(tmp_path):
     args = ["simulate", "crazy-eights", "--games", "300", "--seed", "3", "--rotate-seats"]
     result = CliRunner().invoke(app, [*args, "--trace", "30", "--rollouts", "4", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    # What the trace will take is said first, from a pilot of its first games.
+    assert "trace (30 games at 4 rollouts a point): " in result.stderr
+    assert "trace check: the first 30 traced games again at 8 rollouts a point" in result.stderr
     check = load_run(out / "trace-check")
     assert (check.meta["trace"], check.meta["rollouts"], check.meta["rotate_seats"]) == (
         30,

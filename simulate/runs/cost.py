@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .engine import play_span
 from .request import Request, searching_strategies
 
 PILOT = 8
 """Games (matches) a pilot plays per thread."""
+TRACE_PILOT = 2
+"""Games (matches) a trace's pilot traces per thread."""
 
 
 def searches(requests: Sequence[Request]) -> list[str]:
@@ -31,6 +34,7 @@ def estimate(requests: Sequence[Request]) -> float:
     first games timed (``PILOT`` per thread, at most its games) and scaled to its games."""
     total = 0.0
     for request in requests:
+        request = replace(request, trace=0)  # what a trace costs is estimated apart
         play_span(request, 0, 1)  # compiles (or loads) the kernel; not timed
         count = min(request.games, PILOT * request.threads)
         started = time.perf_counter()
@@ -51,6 +55,32 @@ def estimate_words(requests: Sequence[Request]) -> str | None:
         f"strong players ({', '.join(searching)}): {about}{took} "
         f"on {requests[0].threads} thread(s), from a pilot of their first games"
     )
+
+
+def trace_words(request: Request) -> str | None:
+    """One line on what the request's trace (``--trace``) will take (None for none): its
+    first games traced (``TRACE_PILOT`` per thread, after one that compiles the trace's
+    kernel), timed, and scaled to the games traced."""
+    if not request.trace:
+        return None
+    play_span(replace(request, trace=1), 0, 1)  # compiles (or loads); not timed
+    count = min(request.trace, TRACE_PILOT * request.threads)
+    started = time.perf_counter()
+    play_span(replace(request, trace=count), 0, count)
+    took = duration((time.perf_counter() - started) * request.trace / count)
+    about = "" if took.startswith("under") else "about "
+    return (
+        f"trace ({request.trace:,} {plural(request.unit, request.trace)} at "
+        f"{request.rollouts} rollouts a point): {about}{took} on {request.threads} thread(s), "
+        "from a pilot of its first ones"
+    )
+
+
+def plural(unit: str, count: int) -> str:
+    """``game`` or ``match`` for ``count`` of them: ``games``, ``matches``."""
+    if count == 1:
+        return unit
+    return unit + ("es" if unit.endswith("ch") else "s")
 
 
 def duration(seconds: float) -> str:

@@ -165,7 +165,7 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
     """Open the folder of ``plan`` (:func:`plan_run`) and play its games into it
     (:func:`play_folder`); a kept run says so. A new run with a strong player says first
     what it will cost (:mod:`simulate.runs.cost`)."""
-    from ...runs.cost import estimate_words
+    from ...runs.cost import estimate_words, trace_words
     from ...runs.folder.writer import RunWriter
 
     if plan.kept:
@@ -174,9 +174,9 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
     if plan.resume:
         writer = reopen(plan.out, echo=echo)
     else:
-        words = estimate_words([plan.request])
-        if words:
-            echo(words)
+        for words in (estimate_words([plan.request]), trace_words(plan.request)):
+            if words:
+                echo(words)
         writer = RunWriter(plan.out, plan.request.meta(), force=plan.force)
     play_folder(plan.request, writer, plan.out, cluster=cluster, progress=progress, echo=echo)
 

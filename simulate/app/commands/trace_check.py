@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.chances import CHECK_FOLDER, CHECK_GAMES
+from ...runs.cost import plural
 from .runs import Echo, RunPlan, play_plan, silent
 
 
@@ -57,7 +58,8 @@ def play_check(run: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
         return
     request = plan.request
     echo(
-        f"trace check: the first {request.games:,} traced {request.unit}s again at "
+        f"trace check: the first {request.games:,} traced {plural(request.unit, request.games)} "
+        "again at "
         f"{request.rollouts} rollouts a point"
     )
     play_plan(plan, cluster=cluster, progress=progress, echo=echo)
