@@ -218,6 +218,18 @@ class RunFolder:
             return _KeptRecords(self.path, self.aggregates, kind)
         return record_files(self.path, self.meta, kind)
 
+    def some_games(self, kind: str, setting: str) -> pd.DataFrame | None:
+        """The table of ``kind`` that the run keeps of some games (``events`` of the
+        logged, ``setting`` ``log``; ``trace`` of the traced, ``trace``), read whole; None
+        when ``run.json``'s ``setting`` names none or the table is empty."""
+        if not self.meta.get(setting):
+            return None
+        files = self.records(kind)
+        if not files:
+            return None
+        table = files.read()
+        return table.to_pandas() if table.num_rows else None
+
     @property
     def games_path(self) -> Path:
         """What messages about the games name (``DIR/games``, or an old folder's

@@ -34,13 +34,7 @@ __all__ = [
 
 def read_events(run: RunFolder) -> pd.DataFrame | None:
     """The run's events (None when the run logged no game)."""
-    if not run.meta.get("log"):
-        return None
-    files = run.records("events")
-    if not files:
-        return None
-    table = files.read()
-    return table.to_pandas() if table.num_rows else None
+    return run.some_games("events", "log")
 
 
 def _winners(events: pd.DataFrame) -> pd.Series:

@@ -19,13 +19,7 @@ __all__ = ["read_trace", "trace_section"]
 
 def read_trace(run: RunFolder) -> pd.DataFrame | None:
     """The run's trace (None when the run traced no game)."""
-    if not run.meta.get("trace"):
-        return None
-    files = run.records("trace")
-    if not files:
-        return None
-    table = files.read()
-    return table.to_pandas() if table.num_rows else None
+    return run.some_games("trace", "trace")
 
 
 def trace_section(run: RunFolder) -> tuple[list[Block], dict[str, Figure]]:
