@@ -185,6 +185,15 @@ CASES = [
             (["sweep", ""], "STUDY.toml"),
         ]
     ),
+    # A URL would make a folder named after its scheme: no filesystem is installed for it.
+    *(
+        (f"url {name}: {args[0]}", args, [name, "is a URL", "s3://"])
+        for args, name in [
+            (["simulate", "bmn", "--games", "10", "--out", "s3://bucket/run"], "--out"),
+            (["balance", "bmn", "--games", "10", "--out", "s3://bucket/run"], "--out"),
+            (["report", "s3://bucket/run"], "run_dir"),
+        ]
+    ),
 ]
 
 

@@ -493,6 +493,8 @@ def test_an_empty_out_is_refused_before_anything_is_written(tmp_path, monkeypatc
     for name, call in calls.items():
         with pytest.raises(CardsimError, match=f"{name}: out is an empty path"):
             call()
+    with pytest.raises(CardsimError, match="simulate: out 'gs://b/run' is a URL"):
+        simulate.simulate("bmn", games=10, out="gs://b/run")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from ...core.errors import CardsimError
+from ...core.paths import check_local
 from ..commands.runs import cluster_session
 
 __all__ = ["cluster_session", "echo_to", "refuses_empty_out", "strategy_list"]
@@ -25,6 +26,8 @@ def refuses_empty_out(function):
                 f"{function.__name__}: out is an empty path, which names no folder; give one "
                 "(or None, where nothing need be written)"
             )
+        if isinstance(out, str):
+            check_local(out, what=f"{function.__name__}: out")
         return function(*args, **kwargs)
 
     return wrapper

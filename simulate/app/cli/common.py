@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ...core.errors import CardsimError
+from ...core.paths import check_local
 from ...games.registry import game_names
 
 app = typer.Typer(
@@ -93,6 +94,10 @@ def path_value(value: str) -> Path:
         raise typer.BadParameter(
             "an empty path names no file or folder; give one (is a shell variable unset?)"
         )
+    try:
+        check_local(value)
+    except CardsimError as exc:
+        raise typer.BadParameter(str(exc)) from None
     return Path(value)
 
 
