@@ -127,9 +127,12 @@ def chance_measures(
     if games.empty:
         return {}
     values = games[[*TRACE_MEASURES[:4], "stability_sq", "chance_lead_changes"]].to_numpy(float)
-    picks = np.random.default_rng(seed).integers(0, len(values), (resamples, len(values)))
+    rng = np.random.default_rng(seed)
     means = values.mean(axis=0)
-    boot = values[picks].mean(axis=1)  # (resamples, measures)
+    # One resample at a time (the memory of one, however many games were traced).
+    boot = np.stack(
+        [values[rng.integers(0, len(values), len(values))].mean(axis=0) for _ in range(resamples)]
+    )  # (resamples, measures)
     lo, hi = np.quantile(boot, [0.025, 0.975], axis=0)
     out = {}
     for k, name in enumerate(TRACE_MEASURES):
