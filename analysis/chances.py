@@ -56,6 +56,25 @@ DEFINITIONS: dict[str, str] = {
 }
 
 
+def _decided(trace: pd.DataFrame, rollouts: int):
+    """The traced games with a winner, in the trace's order: ``(key, winner, chance)`` each,
+    ``key`` its (game,) or (game, rotation), ``chance`` float[T + 1, n] its points (the last
+    its outcome). ``trace``: rows in (game, [rotation,] turn, seat) order."""
+    keys = ["game", "rotation"] if "rotation" in trace.columns else ["game"]
+    players = int(trace["seat"].max()) + 1
+    wins = trace["wins"].to_numpy(np.int64).reshape(-1, players)
+    point_keys = trace[keys].to_numpy()[::players]
+    new = np.ones(len(wins), bool)
+    new[1:] = (point_keys[1:] != point_keys[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    stops = np.append(starts[1:], len(wins))
+    for start, stop in zip(starts, stops, strict=True):
+        last = wins[stop - 1]
+        if stop - start < 2 or last.max() != rollouts:
+            continue  # no winner (or a game of no turn)
+        yield tuple(point_keys[start]), int(last.argmax()), wins[start:stop] / rollouts
+
+
 def game_chances(trace: pd.DataFrame, *, rollouts: int) -> pd.DataFrame:
     """One row per traced game (per game and seating with rotated seats) with a winner:
     its keys, ``winner``, ``turns`` (T) and each measure's value for the game
@@ -64,25 +83,11 @@ def game_chances(trace: pd.DataFrame, *, rollouts: int) -> pd.DataFrame:
     ``trace``: a run's trace (``load_run(DIR).trace``), rows in (game, [rotation,] turn,
     seat) order; ``rollouts``: R, the run's ``rollouts``."""
     keys = ["game", "rotation"] if "rotation" in trace.columns else ["game"]
-    players = int(trace["seat"].max()) + 1
-    wins = trace["wins"].to_numpy(np.int64).reshape(-1, players)
-    chance = wins / rollouts
-    point_keys = trace[keys].to_numpy()[::players]
-    new = np.ones(len(wins), bool)
-    new[1:] = (point_keys[1:] != point_keys[:-1]).any(axis=1)
-    starts = np.flatnonzero(new)
-    stops = np.append(starts[1:], len(wins))
     margin = 1 / np.sqrt(rollouts)
-    rows = []
-    for start, stop in zip(starts, stops, strict=True):
-        last = wins[stop - 1]
-        if stop - start < 2 or last.max() != rollouts:
-            continue  # no winner (or a game of no turn)
-        winner = int(last.argmax())
-        rows.append(
-            (*point_keys[start], winner, stop - start - 1)
-            + _one_game(chance[start:stop], winner, rollouts, margin)
-        )
+    rows = [
+        (*key, winner, len(chance) - 1, *_one_game(chance, winner, rollouts, margin))
+        for key, winner, chance in _decided(trace, rollouts)
+    ]
     columns = [*keys, "winner", "turns", "drama", "dramatic_games", "security"]
     columns += ["decisive_moment", "stability_sq", "chance_lead_changes"]
     return pd.DataFrame(rows, columns=columns)
@@ -152,37 +157,22 @@ def course_by_finish(trace: pd.DataFrame, *, rollouts: int, bins: int = 20) -> p
     Over traced games with a winner; the winner is rank 1, the other seats ranked by their
     chance just before the end (ties: the lower seat first). A point after turn t of a
     game of T turns lies at share t / T, in bin ``min(floor(share * bins), bins - 1)``."""
-    keys = ["game", "rotation"] if "rotation" in trace.columns else ["game"]
-    games = game_chances(trace, rollouts=rollouts)
-    players = int(trace["seat"].max()) + 1
-    wins = trace["wins"].to_numpy(np.int64).reshape(-1, players)
-    points = trace[keys].iloc[::players].reset_index(drop=True)
-    index = pd.MultiIndex.from_frame(points)
-    found = index.isin(pd.MultiIndex.from_frame(games[keys]))
-    if not found.any():
-        return pd.DataFrame(columns=["rank", "share", "chance", "points"])
-    chance = wins[found] / rollouts
-    turn = trace["turn"].to_numpy()[::players][found]
-    kept = points[found].reset_index(drop=True)
-    lasts = kept.groupby(keys, sort=False).cumcount(ascending=False).to_numpy() == 0
-    starts = np.flatnonzero(np.r_[True, lasts[:-1]])
-    lengths = np.diff(np.r_[starts, len(chance)])
-    turns = np.repeat(lengths - 1, lengths)
-    share = turn / turns
-    order = np.empty((len(starts), players), np.int64)
-    for k, start in enumerate(starts):
-        final = chance[start + lengths[k] - 1]
-        before = chance[start + lengths[k] - 2]
-        winner = int(final.argmax())
+    ranks, where, by_rank = [], [], []
+    for _, winner, chance in _decided(trace, rollouts):
+        turns, players = chance.shape[0] - 1, chance.shape[1]
+        before = chance[-2]
         others = sorted((s for s in range(players) if s != winner), key=lambda s: (-before[s], s))
-        order[k] = [winner, *others]
-    by_rank = np.take_along_axis(chance, np.repeat(order, lengths, axis=0), axis=1)
-    where = np.minimum((share * bins).astype(int), bins - 1)
+        by_rank.append(chance[:, [winner, *others]].ravel())
+        share = np.arange(turns + 1) / turns
+        where.append(np.repeat(np.minimum((share * bins).astype(int), bins - 1), players))
+        ranks.append(np.tile(np.arange(1, players + 1), turns + 1))
+    if not by_rank:
+        return pd.DataFrame(columns=["rank", "share", "chance", "points"])
     frame = pd.DataFrame(
         {
-            "rank": np.tile(np.arange(1, players + 1), len(chance)),
-            "bin": np.repeat(where, players),
-            "chance": by_rank.ravel(),
+            "rank": np.concatenate(ranks),
+            "bin": np.concatenate(where),
+            "chance": np.concatenate(by_rank),
         }
     )
     out = frame.groupby(["rank", "bin"]).agg(chance=("chance", "mean"), points=("chance", "size"))
