@@ -1054,9 +1054,6 @@ def _play(g, stream, seat, user, log, searcher):
                     choices = _card_options(g, np.int64(1) << card, wild_mask, more_suits)
                     if no_play == NO_PLAY_MAY_PLAY and not compulsory:
                         _tally(g, choices + 1)  # play it (naming a suit) or keep it
-                    elif choices > 1:
-                        _tally(g, choices)  # it must be played: the suit it names
-                    if no_play == NO_PLAY_MAY_PLAY and not compulsory:
                         if code >= STRAT_PIMC:
                             kept = _ask_drawn(
                                 g, stream, seat, searching.DRAWN, card,
@@ -1066,6 +1063,8 @@ def _play(g, stream, seat, user, log, searcher):
                                 break
                         elif not play_drawn(code, stream):
                             break
+                    elif choices > 1:
+                        _tally(g, choices)  # it must be played: the suit it names
                     if code >= STRAT_PIMC and g[S_NAMED] == 0:
                         # A drawn card played without a choice: the suit a wild names.
                         _ask_drawn(
