@@ -221,11 +221,13 @@ def balance_section(balance: Balance) -> list[Block]:
         )
     if balance.traced is not None:
         games, rollouts = balance.traced
+        unit = "match" if balance.match_play else "game"
+        deals = " (every deal of them)" if balance.match_play else ""
         text += (
             f" The chance measures (drama to chance lead changes) are of the "
-            f"{count_text(games, 'game')} traced, each seat's chance of winning estimated "
+            f"{count_text(games, unit)} traced{deals}, each seat's chance of winning estimated "
             f"from {fmt_int(rollouts)} rollouts after the deal and after every turn "
-            "(`--trace`; the games without a winner left out)."
+            "(`--trace`; the deals without a winner left out)."
         )
     if not balance.tension:
         text += (
@@ -283,7 +285,8 @@ def _check_blocks(balance: Balance) -> list[Block]:
     ]
     return [
         Paragraph(
-            f"Convergence: the chance measures of the first {count_text(games, 'game')} traced, "
+            f"Convergence: the chance measures of the first "
+            f"{count_text(games, 'match' if balance.match_play else 'game')} traced, "
             f"at {fmt_int(rollouts)} rollouts a point and again at {fmt_int(2 * rollouts)} "
             f"(`{CHECK_FOLDER}/`): {verdict}."
         ),
