@@ -35,7 +35,8 @@ def trace_section(run: RunFolder) -> tuple[list[Block], dict[str, Figure]]:
         Heading("Win chances through the game"),
         Paragraph(
             f"Each seat's chance of winning after the deal and after every turn of the run's "
-            f"first {count_text(traced, 'game')}, each estimated from {fmt_int(rollouts)} "
+            f"first {count_text(traced, 'deal' if 'match' in trace.columns else 'game')}, "
+            f"each estimated from {fmt_int(rollouts)} "
             "rollouts from states a spectator cannot tell from the game's (the hidden cards "
             f"dealt again), played on by the run's strategies (`trace/`). "
             f"{fmt_int(len(games))} of them had a winner."
