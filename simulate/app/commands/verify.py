@@ -219,7 +219,7 @@ def _check(folder: Path, meta: dict, request, replay: int, verdict: Verdict) -> 
         wrong = _compare(request, key, games, stored, matches, file, verdict) or wrong
         if "trace" in entry.parts:
             wrong = (
-                _compare_trace(folder, entry.parts["trace"], request, key, games, verdict) or wrong
+                _compare_trace(folder, entry.parts["trace"], request, key, stored, verdict) or wrong
             )
     return wrong
 
@@ -229,16 +229,16 @@ TRACE_REPLAYS = 3
 rollouts: about 60 games' work a turn)."""
 
 
-def _compare_trace(folder: Path, part: mf.Part, request, key: str, games, verdict) -> bool:
-    """Trace again the first :data:`TRACE_REPLAYS` traced games among ``games`` (sampled,
-    of one chunk) and compare their rows with the stored trace ``part``; a difference is
-    a problem of that file. Whether any differed."""
-    stored = _read_part(folder, part, key, games)
+def _compare_trace(folder: Path, part: mf.Part, request, key: str, records, verdict) -> bool:
+    """Trace again the first :data:`TRACE_REPLAYS` traced games among the sampled games of
+    one chunk (``records``: their stored records) and compare their rows with the stored
+    trace ``part``; a difference is a problem of that file. Whether any differed."""
+    stored = _read_part(folder, part, key, sorted(set(records[key].to_pylist())))
     traced = sorted(set(stored[key].to_pylist()))[:TRACE_REPLAYS]
     if not traced:
         return False
     chosen = pa.array(traced, pa.int64())
-    replayed = _replay(request, key, traced, _read_rows(folder, request, key, traced)).trace
+    replayed = _replay(request, key, traced, records).trace
     have = stored.filter(pc.is_in(stored[key], chosen))
     want = None if replayed is None else replayed.filter(pc.is_in(replayed[key], chosen))
     difference = "none replayed" if want is None else _differs(have, want)
@@ -248,17 +248,6 @@ def _compare_trace(folder: Path, part: mf.Part, request, key: str, games, verdic
             f"their trace played again ({difference})"
         )
     return bool(difference)
-
-
-def _read_rows(folder: Path, request, key: str, games: list[int]) -> pa.Table:
-    """The stored records of ``games`` (whichever chunks hold them)."""
-    manifest = mf.read_manifest(folder)
-    tables = [
-        _read_part(folder, entry.parts["games"], key, games)
-        for entry in manifest.entries
-        if "games" in entry.parts
-    ]
-    return pa.concat_tables(tables)
 
 
 def _check_kept(folder: Path, meta: dict, request, healthy, replay: int, verdict) -> bool:
