@@ -154,6 +154,7 @@ def compiled() -> dict:
     signatures = [
         (g._group_ids, (key, key, key, i64, i64, i64, i32)),
         (g._others, (types.int32[:], key, i64, rows)),
+        (g._combine, (types.int32[:], types.int32[:], i64, rows)),
         (g._nonzero, (i32, i32, i32, rows)),
         (g._nonzero, (i32, rows, i32, rows)),
         (g._pick_longest, (key, types.int32[:], rows, rows, rows, rows)),

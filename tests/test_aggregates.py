@@ -401,7 +401,7 @@ def test_top_rows_keep_what_a_full_sort_keeps():
     by (length descending, game, rotation) per end reason keeps: ties, nulls and short
     groups included."""
 
-    from simulate.runs.folder.aggregates import _top_rows
+    from simulate.runs.folder.aggregates import top_rows
 
     rng = np.random.default_rng(7)
     n = 20_000
@@ -427,7 +427,7 @@ def test_top_rows_keep_what_a_full_sort_keeps():
             keep.update(ordered.groupby("end", dropna=False, sort=False).head(top)["row"])
         expected = frame[frame["row"].isin(keep)].sort_values(["game", "rotation"])["row"].tolist()
         lengths = ("turns", "cards") if longest else ()
-        assert _top_rows(table, lengths, top, longest=longest)["row"].to_pylist() == expected
+        assert top_rows(table, lengths, top, longest=longest)["row"].to_pylist() == expected
 
 
 def test_verify_replays_the_kept_games_of_an_aggregate_only_run_and_repairs_it(tmp_path):

@@ -50,6 +50,8 @@ def runs(family: str | None = None) -> list[tuple[str, dict]]:
             (name, {"players": 4, "strategies": list(EVERY_STRATEGY[3:]), "records": "none"})
         )
         found.append((name, {"players": 3, "rules": {"match_deals": 2}, "log": 1}))
+    if family in (None, "shedding"):  # the compiled reduction of matches
+        found.append(("pis-yedili", {"players": 3, "records": "none"}))
     if family in (None, "shedding"):  # the kernels with a search (the rules are data)
         searching = ["pimc:2", "random", "greedy"]
         found.append(("crazy-eights", {"players": 3, "strategies": searching, "log": 1}))

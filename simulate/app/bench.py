@@ -29,6 +29,10 @@ and times whole runs on it against ``--threads`` on this machine (with and witho
 and Pis Yedili single deals, in searched decisions (two options or more) per second on one
 core and on every core.
 
+``--only aggregates`` times aggregate-only runs (``--records none``) against the kernels
+alone and against runs that keep every record, on one thread and on every core
+(:mod:`.bench_reduction`).
+
 ``--against REV`` compares the kernels of this tree with those of another revision of the
 project (a git worktree of ``REV`` made for the purpose and removed after; or a checkout's
 path). For each kernel, ``--repeats`` runs: in each, one fresh process of each tree plays
@@ -46,7 +50,7 @@ with ``random`` in every seat for 2 and 4 players; without a usable GPU it says 
 line.
 
 Usage: ``python -m simulate.app.bench [--games N] [--repeats R]
-[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster|search]
+[--only bmn|shedding|openspiel|strategies|runs|durability|logs|cluster|search|trace|aggregates]
 [--against REV|PATH [--rounds R]]
 [--backend cpu|cuda]``.
 """
@@ -126,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             "cluster",
             "search",
             "trace",
+            "aggregates",
         ),
     )
     parser.add_argument(
@@ -164,6 +169,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.only == "trace":
         trace_rates(args.games, args.repeats, cores)
+        return
+    if args.only == "aggregates":
+        from .bench_reduction import aggregate_cost
+
+        aggregate_cost(args.games, args.repeats, cores)
         return
     if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
         from ..runs.cluster.bench import cluster_bench

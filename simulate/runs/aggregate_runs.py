@@ -36,11 +36,13 @@ def reduced(chunk, meta: dict):
     """``chunk`` (a :class:`~simulate.games.spec.Chunk`) reduced to its statistics: a
     Chunk whose ``aggregates`` (:class:`simulate.runs.folder.aggregates.Aggregates`) stand for its
     records, which it no longer holds; its logged games' ``events`` and ``trace`` stay (itself when it
-    is reduced already, as a cluster's task returns it)."""
+    is reduced already, as a cluster's task returns it). Compiled, on
+    ``numba.get_num_threads()`` threads (:func:`.reduction.reduce_records`), equal to the
+    readable :func:`~.folder.aggregates.aggregate_games`."""
     from ..games.spec import Chunk
-    from .folder.aggregates import aggregate_games
+    from .reduction import reduce_records
 
     if chunk.aggregates is not None:
         return chunk
-    found = aggregate_games(chunk.games, meta, chunk.matches)
+    found = reduce_records(chunk.games, meta, chunk.matches)
     return Chunk(None, events=chunk.events, aggregates=found, trace=chunk.trace)

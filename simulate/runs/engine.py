@@ -76,20 +76,23 @@ TAIL_FLOOR = 1 << 16
 """The smallest chunk :func:`chunk_spans` cuts a run's tail into."""
 
 
-def chunk_spans(start: int, stop: int, size: int) -> Iterator[tuple[int, int]]:
+def chunk_spans(
+    start: int, stop: int, size: int, *, halve_tail: bool = True
+) -> Iterator[tuple[int, int]]:
     """``(first, count)`` of the chunks that cover games ``start .. stop - 1``.
 
-    Chunks hold ``size`` games, except the last ``size`` or fewer: they are halved down to
-    ``TAIL_FLOOR``. A chunk's records are written while the next is played, but the last
-    write overlaps nothing (one core idles through it); halving the tail makes that write
-    short.
+    Chunks hold ``size`` games, except the last ``size`` or fewer: with ``halve_tail``
+    they are halved down to ``TAIL_FLOOR``. A chunk's records are written while the next
+    is played, but the last write overlaps nothing (one core idles through it); halving the
+    tail makes that write short. An aggregate-only run's chunk is reduced as it is played
+    and writes a small file: there every chunk costs the same, and fewer cost less.
     """
     first = start
     while first < stop:
         left = stop - first
         if left > size:
             count = size
-        elif left >= 2 * TAIL_FLOOR:
+        elif halve_tail and left >= 2 * TAIL_FLOOR:
             count = (left + 1) // 2
         else:
             count = left
@@ -109,20 +112,33 @@ def play_chunks(
 
     ``rows_before(first)``: in match play, the records (deals) that precede match
     ``first`` outside ``spans`` (held by a resumed run); the ``game`` column numbers the
-    records of the run from 0. A request of ``records="none"``: a chunk comes reduced
-    already where its engine reduces it where it plays it
-    (:func:`.aggregate_runs.reduced_where_played`)."""
+    records of the run from 0. A request of ``records="none"``: each chunk comes reduced
+    (:func:`.aggregate_runs.reduced`, compiled, on the run's threads; on the GPU where its
+    engine reduces it there, :func:`.aggregate_runs.reduced_where_played`)."""
     numba.set_num_threads(request.threads)
     spans = [(0, request.games)] if spans is None else spans
     seatings = request.seatings()
     chunk_size = games_per_chunk(request, chunk_size)
     done = request.games - sum(stop - first for first, stop in spans)
     replayed = 0
+    reduce = None
+    if request.records == "none":  # here, on numba's threads, before the next chunk plays
+        from .aggregate_runs import reduced
+
+        meta = request.meta()
+
+        def reduce(chunk: Chunk) -> Chunk:
+            return reduced(chunk, meta)
+
     with ProgressBar(request, progress, done) as bar:
         for span_first, span_stop in spans:
-            for first, count in chunk_spans(span_first, span_stop, chunk_size):
+            for first, count in chunk_spans(
+                span_first, span_stop, chunk_size, halve_tail=reduce is None
+            ):
                 row = replayed + (rows_before(first) if rows_before else 0)
                 chunk = _play_chunk(request, seatings, first, count, row, bar.seating)
+                if reduce is not None:
+                    chunk = reduce(chunk)
                 replayed += (
                     chunk.games.num_rows if chunk.aggregates is None else chunk.aggregates.records
                 )

@@ -8,8 +8,8 @@ Each step is a kernel over the chunk's rows adding into small device arrays:
 1. each row's group, ``(end, winner, finish_rank)`` as one int32, and the rows per group
    (back: one int32 per possible group);
 2. for every integer column the CPU counts (the records' own, and ``others_score``,
-   ``decision_points`` and ``options_left``, derived
-   row by row on the device), its least and greatest value, then its histogram per group
+   ``decision_points`` and ``options_left``, derived row by row on the device by the
+   CPU's own compiled source, :mod:`.reduction_rows`, as the groups of step 1 are), its least and greatest value, then its histogram per group
    present (back: the bins that counted something, a place and a count each, or every bin
    where that is fewer bytes); a block's histogram is kept in shared memory when it fits,
    so that columns of a few values (seats, cards held) do not queue on a few global
@@ -40,6 +40,7 @@ from ..core import arrow
 from ..core.gpu import launch_grid, load_cuda
 from ..games.device_chunk import DeviceChunk
 from .folder.records import rotation_tagged
+from .reduction_rows import group_id, others_term, signed_sum
 
 cuda = load_cuda()
 
@@ -70,7 +71,7 @@ def reduce_on_device(
     the row that completes a count), ``rows`` (the candidate rows copied back, int64, from
     0 at the chunk's first game), ``fallback`` (whether every record was copied back
     instead) and ``record_bytes`` (what copying every record back takes)."""
-    from .folder.aggregates import DECISION_COLUMNS, LEFT, OTHERS, POINTS, aggregate_games
+    from .folder.aggregates import aggregate_games, derived_columns
 
     stats = {} if stats is None else stats
     records = sum(array.nbytes for array, _ in chunk.arrays.values())
@@ -81,21 +82,15 @@ def reduce_on_device(
     device = _Device(n, stats)
     reduction = _Groups(chunk, device)
     columns = dict(chunk.columns)
-    scores = [name for name in columns if name.startswith("score_")]
-    if scores:  # as the CPU's: the summed score of the seats other than the winner
-        total = cuda.to_device(np.zeros(n, np.int64))
-        for name in scores:
-            seat = np.int64(int(name.removeprefix("score_")))
-            _others[device.grid](columns[name], chunk.keys["winner"], seat, total)
-        columns[OTHERS] = total
-    if all(name in columns for name in DECISION_COLUMNS):  # as the CPU's decision_columns
-        for name, (a, b, sign) in {
-            POINTS: ("decisions", "forced", 1),
-            LEFT: ("options", "decisions", -1),
-        }.items():
-            out = cuda.to_device(np.zeros(n, np.int64))
+    for name, made in derived_columns(columns).items():  # as the CPU's, row by row
+        out = cuda.to_device(np.zeros(n, np.int64))
+        if made[0] == "others":  # the summed score of the seats other than the winner
+            for seat, score in made[1].items():
+                _others[device.grid](columns[score], chunk.keys["winner"], np.int64(seat), out)
+        else:
+            _, a, b, sign = made
             _combine[device.grid](columns[a], columns[b], np.int64(sign), out)
-            columns[name] = out
+        columns[name] = out
     counted = {name: reduction.count(values) for name, values in columns.items()}
     groups = reduction.groups(counted, rotation)
 
@@ -375,14 +370,12 @@ def _grid(count: int) -> tuple[int, int]:
 
 @cuda.jit
 def _group_ids(end, winner, finish, has_finish, winners, ranks, gid):
-    """gid = ((end + 1) * winners + winner + 1) * ranks + finish_rank + 1."""
     i = cuda.grid(1)
     while i < gid.shape[0]:
-        g = (np.int64(end[i]) + np.int64(1)) * winners + np.int64(winner[i]) + np.int64(1)
-        rank = np.int64(0)
-        if has_finish != 0:
-            rank = np.int64(finish[i]) + np.int64(1)
-        gid[i] = np.int32(g * ranks + rank)
+        g = group_id(
+            np.int64(end[i]), np.int64(winner[i]), np.int64(finish[i]), has_finish, winners, ranks
+        )
+        gid[i] = np.int32(g)
         i += cuda.gridsize(1)
 
 
@@ -390,8 +383,7 @@ def _group_ids(end, winner, finish, has_finish, winners, ranks, gid):
 def _others(score, winner, seat, total):
     i = cuda.grid(1)
     while i < total.shape[0]:
-        if np.int64(winner[i]) != seat:
-            total[i] += np.int64(score[i])
+        total[i] += others_term(np.int64(score[i]), np.int64(winner[i]), seat)
         i += cuda.gridsize(1)
 
 
@@ -399,7 +391,7 @@ def _others(score, winner, seat, total):
 def _combine(a, b, sign, out):
     i = cuda.grid(1)
     while i < out.shape[0]:
-        out[i] = np.int64(a[i]) + sign * np.int64(b[i])
+        out[i] = signed_sum(np.int64(a[i]), np.int64(b[i]), sign)
         i += cuda.gridsize(1)
 
 

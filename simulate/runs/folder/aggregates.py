@@ -39,7 +39,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -122,8 +121,8 @@ class Aggregates:
         return cls(
             games.num_rows,
             groups,
-            _top_rows(games, lengths, LONGEST_KEPT, longest=True),
-            _top_rows(games, (), FIRST_KEPT, longest=False),
+            top_rows(games, lengths, LONGEST_KEPT, longest=True),
+            top_rows(games, (), FIRST_KEPT, longest=False),
             lengths,
             games.schema,
             MatchAggregates.of_table(matches) if matches is not None else None,
@@ -139,8 +138,8 @@ class Aggregates:
         return Aggregates(
             self.records + other.records,
             groups,
-            _top_rows(longest, self.lengths, LONGEST_KEPT, longest=True),
-            _top_rows(first, (), FIRST_KEPT, longest=False),
+            top_rows(longest, self.lengths, LONGEST_KEPT, longest=True),
+            top_rows(first, (), FIRST_KEPT, longest=False),
             self.lengths,
             self.schema,
             _merged(self.matches, other.matches),
@@ -168,40 +167,34 @@ class Aggregates:
         with ``winners`` the seats sharing the match win (``"0"``, ``"1 2"``) and ``end``,
         ``winner``, ``finish_rank`` null. The longest and first games and the records'
         schemas ride in the file's metadata."""
-        ends, winners, ranks, names, values, counts = [], [], [], [], [], []
-        shared: list = []
+        items = []  # (end, winner, finish_rank, winners, column, values, counts)
         for (end, winner, rank), value in sorted(self.groups.items(), key=_group_order):
-            for name, item in sorted(value.items()):
-                vals, cnts = ([0], [item]) if name == "n" else (item.values, item.counts)
-                k = len(vals)
-                ends += [end] * k
-                winners += [winner] * k
-                ranks += [rank] * k
-                names += [name] * k
-                values.append(np.asarray(vals, np.int64))
-                counts.append(np.asarray(cnts, np.int64))
-        shared += [None] * len(names)
+            items += [(end, winner, rank, None, *_item(*pair)) for pair in sorted(value.items())]
         if self.matches is not None:
             for key, value in sorted(self.matches.groups.items()):
-                for name, item in sorted(value.items()):
-                    vals, cnts = ([0], [item]) if name == "n" else (item.values, item.counts)
-                    k = len(vals)
-                    ends += [None] * k
-                    winners += [None] * k
-                    ranks += [None] * k
-                    names += [name] * k
-                    shared += [" ".join(map(str, key))] * k
-                    values.append(np.asarray(vals, np.int64))
-                    counts.append(np.asarray(cnts, np.int64))
+                shared = " ".join(map(str, key))
+                items += [(None, None, None, shared, *_item(*p)) for p in sorted(value.items())]
+        sizes = np.array([len(item[5]) for item in items], np.int64)
+
+        def repeated(k: int, kind: pa.DataType) -> pa.Array:
+            """Field ``k`` of every item, repeated once per value of the item."""
+            labels = list(dict.fromkeys(item[k] for item in items))
+            codes = np.repeat(np.array([labels.index(item[k]) for item in items]), sizes)
+            return pa.array(labels, kind).take(pa.array(codes.astype(np.int64)))
+
         table = pa.table(
             {
-                "end": pa.array(ends, pa.string()),
-                "winner": pa.array(winners, pa.int16()),
-                "finish_rank": pa.array(ranks, pa.string()),
-                "column": pa.array(names, pa.string()),
-                "value": pa.array(np.concatenate(values) if values else [], pa.int64()),
-                "count": pa.array(np.concatenate(counts) if counts else [], pa.int64()),
-                "winners": pa.array(shared, pa.string()),
+                "end": repeated(0, pa.string()),
+                "winner": repeated(1, pa.int16()),
+                "finish_rank": repeated(2, pa.string()),
+                "column": repeated(4, pa.string()),
+                "value": pa.array(
+                    np.concatenate([item[5] for item in items]) if items else [], pa.int64()
+                ),
+                "count": pa.array(
+                    np.concatenate([item[6] for item in items]) if items else [], pa.int64()
+                ),
+                "winners": repeated(3, pa.string()),
             }
         )
         extra = {
@@ -227,24 +220,17 @@ class Aggregates:
         extra = json.loads(table.schema.metadata[_META])
         longest = _from_ipc(bytes.fromhex(extra["longest"]))
         first = _from_ipc(bytes.fromhex(extra["first"]))
-        groups: dict[tuple, dict] = {}
-        frame = table.to_pandas()
+        of_matches = None
+        if "winners" in table.schema.names:  # files written before match play have none
+            of_matches = pc.is_valid(table.column("winners"))
         matches = None
-        if "winners" in frame:  # files written before match play have no such column
-            of_matches = frame["winners"].notna()
-            if "matches" in extra:
-                matches = MatchAggregates.from_frame(frame[of_matches], extra["matches"])
-            frame = frame[~of_matches].copy()
-        frame["finish_rank"] = frame["finish_rank"].astype(object)
-        for (end, winner, rank, name), part in frame.groupby(
-            ["end", "winner", "finish_rank", "column"], dropna=False, sort=False
-        ):
-            key = (end, int(winner), None if pd.isna(rank) else rank)
-            value = groups.setdefault(key, {})
-            if name == "n":
-                value["n"] = int(part["count"].sum())
-            else:
-                value[name] = Distribution.from_counts(part["value"], part["count"])
+        if of_matches is not None and "matches" in extra:
+            matches = MatchAggregates.from_rows(table.filter(of_matches), extra["matches"])
+        rows = table if of_matches is None else table.filter(pc.invert(of_matches))
+        groups: dict[tuple, dict] = {}
+        for (end, winner, rank), name, item in _segments(rows, ("end", "winner", "finish_rank")):
+            value = groups.setdefault((end, int(winner), rank), {})
+            _add_item(value, name, item)
         return cls(
             int(extra["records"]),
             groups,
@@ -302,6 +288,13 @@ class Aggregates:
         return rows.sort_by([(c, "ascending") for c in order]).slice(0, 1)
 
 
+def _item(name: str, item) -> tuple[str, np.ndarray, np.ndarray]:
+    """A group's ``n`` or a column's Distribution as ``(column, values, counts)`` rows."""
+    if name == "n":
+        return name, np.zeros(1, np.int64), np.array([item], np.int64)
+    return name, np.asarray(item.values, np.int64), np.asarray(item.counts, np.int64)
+
+
 def _group_order(item):
     key = item[0] if isinstance(item, tuple) and isinstance(item[0], tuple) else item
     return (key[0] or "", key[1], key[2] or "")
@@ -352,15 +345,12 @@ class MatchAggregates:
         )
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, extra: dict) -> MatchAggregates:
+    def from_rows(cls, table: pa.Table, extra: dict) -> MatchAggregates:
         """From the match rows of :meth:`Aggregates.to_table` and their metadata."""
         groups: dict[tuple[int, ...], dict] = {}
-        for (shared, name), part in frame.groupby(["winners", "column"], sort=False):
+        for (shared,), name, item in _segments(table, ("winners",)):
             value = groups.setdefault(tuple(int(s) for s in shared.split()), {})
-            if name == "n":
-                value["n"] = int(part["count"].sum())
-            else:
-                value[name] = Distribution.from_counts(part["value"], part["count"])
+            _add_item(value, name, item)
         schema = _from_ipc(bytes.fromhex(extra["schema"])).schema
         return cls(int(extra["records"]), groups, schema)
 
@@ -382,6 +372,59 @@ class MatchAggregates:
             for seat in key:
                 parts[seat] += value["n"] * (whole // len(key))
         return np.array([part / whole for part in parts], np.float64)
+
+
+def _segments(table: pa.Table, keys: Sequence[str]):
+    """The rows of an aggregates file (:meth:`Aggregates.to_table`) by group and column:
+    yields ``(key, column, item)`` for each run of rows with the same ``keys`` and
+    ``column``, ``key`` their values (None for null), ``item`` the run's summed count for
+    the column ``n``, else its :class:`Distribution`. A group and column split into
+    several runs (never written so) yields each: the caller adds them."""
+    if not table.num_rows:
+        return
+    names = [*keys, "column"]
+    codes, labels = [], []
+    for name in names:
+        column = table.column(name).combine_chunks()
+        if pa.types.is_integer(column.type):
+            found = pc.unique(column)
+            encoded = pc.index_in(column, found)
+            labels.append(found.to_pylist())
+        else:
+            encoded = pc.dictionary_encode(column)
+            labels.append(encoded.dictionary.to_pylist())
+            encoded = encoded.indices
+        codes.append(pc.fill_null(encoded, -1).to_numpy().astype(np.int64))
+    labels = [[*found, None] for found in labels]  # code -1: null
+    value = table.column("value").to_numpy().astype(np.int64)
+    count = table.column("count").to_numpy().astype(np.int64)
+    starts = np.flatnonzero(
+        np.concatenate([[True], np.any([c[1:] != c[:-1] for c in codes], axis=0)])
+    )
+    # where a run's values are not strictly increasing, or a count is not positive, it
+    # is counted again by Distribution.from_counts
+    unsorted = np.concatenate([[False], value[1:] <= value[:-1]]) | (count <= 0)
+    unsorted[starts] = count[starts] <= 0
+    rough = np.add.reduceat(unsorted, starts) > 0
+    totals = np.add.reduceat(count, starts)
+    stops = [*starts[1:].tolist(), len(value)]
+    for k, (start, stop) in enumerate(zip(starts.tolist(), stops, strict=True)):
+        key = tuple(labels[j][codes[j][start]] for j in range(len(keys)))
+        name = labels[-1][codes[-1][start]]
+        if name == "n":
+            item = int(totals[k])
+        elif rough[k]:
+            item = Distribution.from_counts(value[start:stop], count[start:stop])
+        else:
+            item = Distribution(value[start:stop], count[start:stop])
+        yield key, name, item
+
+
+def _add_item(value: dict, name: str, item) -> None:
+    """Add a group's ``n`` or a column's Distribution into ``value`` (a group's dict)."""
+    if name in value:
+        item = value[name] + item
+    value[name] = item
 
 
 def _add_groups(mine: dict, theirs: dict) -> dict:
@@ -412,16 +455,40 @@ def _shift_games(table: pa.Table, rows: int) -> pa.Table:
     return table.set_column(index, field_, shifted)
 
 
+def derived_columns(columns) -> dict[str, tuple]:
+    """How the derived columns of records holding ``columns`` (names) are made, in the
+    order they are counted: :data:`OTHERS` ``("others", {seat: "score_<seat>"})`` for
+    records with scores; :data:`POINTS` and :data:`LEFT` ``("sum", a, b, sign)``, each
+    ``a + sign * b``, for records with the decision counts. One definition for every
+    reduction (:mod:`simulate.runs.reduction` computes them compiled)."""
+    found: dict[str, tuple] = {}
+    scores = {int(c.removeprefix("score_")): c for c in columns if c.startswith("score_")}
+    if scores:
+        found[OTHERS] = ("others", scores)
+    if all(name in columns for name in DECISION_COLUMNS):
+        found[POINTS] = ("sum", "decisions", "forced", 1)
+        found[LEFT] = ("sum", "options", "decisions", -1)
+    return found
+
+
 def decision_columns(columns: dict) -> dict[str, np.ndarray]:
     """The derived :data:`POINTS` and :data:`LEFT` of records holding the decision counts
     (int64; none otherwise)."""
-    if not all(name in columns for name in DECISION_COLUMNS):
-        return {}
-    decisions = np.asarray(columns["decisions"], np.int64)
-    return {
-        POINTS: decisions + np.asarray(columns["forced"], np.int64),
-        LEFT: np.asarray(columns["options"], np.int64) - decisions,
-    }
+    found = {}
+    for name, made in derived_columns(columns).items():
+        if made[0] == "sum":
+            _, a, b, sign = made
+            found[name] = np.asarray(columns[a], np.int64) + sign * np.asarray(columns[b], np.int64)
+    return found
+
+
+def _others_score(columns: dict, winner: np.ndarray, scores: dict) -> np.ndarray:
+    """:data:`OTHERS`: the summed scores (``scores``: seat -> column) of the seats other
+    than each row's ``winner``."""
+    others = np.zeros(len(winner), dtype=np.int64)
+    for seat, name in scores.items():
+        others += np.where(winner == seat, 0, columns[name].astype(np.int64))
+    return others
 
 
 def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
@@ -444,13 +511,9 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
         and name not in batch.labels
         and batch[name].dtype.kind in "biu"
     }
-    scores = [c for c in names if c.startswith("score_") and c in columns]
-    if scores:
-        others = np.zeros(n, dtype=np.int64)
-        for name in scores:
-            score = columns[name].astype(np.int64)
-            others += np.where(winner == int(name.removeprefix("score_")), 0, score)
-        columns[OTHERS] = others
+    made = derived_columns(columns)
+    if OTHERS in made:
+        columns[OTHERS] = _others_score(columns, winner, made[OTHERS][1])
     columns.update(decision_columns(columns))
     groups = {}
     keys = []
@@ -491,7 +554,7 @@ def _count_into(groups: dict, keys: list, inverse: np.ndarray, columns: dict) ->
             groups[key][name] = Distribution.from_bins(lo, counts[i])
 
 
-def _top_rows(table: pa.Table, lengths: Sequence[str], top: int, *, longest: bool) -> pa.Table:
+def top_rows(table: pa.Table, lengths: Sequence[str], top: int, *, longest: bool) -> pa.Table:
     """For each end reason (and each of ``lengths`` when ``longest``), the ``top`` longest
     games (ties: lower game, then rotation, first), or the ``top`` first games; each row
     once, in game order.
@@ -558,12 +621,19 @@ def _from_ipc(data: bytes) -> pa.Table:
     return pa.ipc.open_stream(pa.BufferReader(data)).read_all()
 
 
-def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None) -> Aggregates:
-    """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes: its
-    ``games`` (deals in match play) and, in match play, its ``matches``."""
+def length_columns(meta: dict, names: Sequence[str]) -> tuple[str, ...]:
+    """The length columns whose longest games are kept, of the run ``meta`` describes,
+    among the records' columns ``names``."""
     from .records import game_spec
 
     spec = game_spec(meta)
-    names = [c.name for c in spec.columns]
-    lengths = [spec.length.name, *(c for c in ("turns", "tricks", "cards") if c in names)]
-    return Aggregates.of_table(games, tuple(dict.fromkeys(lengths)), matches)
+    known = [c.name for c in spec.columns]
+    lengths = [spec.length.name, *(c for c in ("turns", "tricks", "cards") if c in known)]
+    return tuple(c for c in dict.fromkeys(lengths) if c in names)
+
+
+def aggregate_games(games: pa.Table, meta: dict, matches: pa.Table | None = None) -> Aggregates:
+    """The :class:`Aggregates` of one chunk's records of the run ``meta`` describes: its
+    ``games`` (deals in match play) and, in match play, its ``matches``. The readable
+    reduction: :func:`simulate.runs.reduction.reduce_records` gives the same, compiled."""
+    return Aggregates.of_table(games, length_columns(meta, games.schema.names), matches)

@@ -15,6 +15,9 @@ import numpy as np
 #: Widest range of values counted with ``np.bincount`` (one slot per value); wider ranges
 #: are counted with a sort.
 _DENSE_SPAN = 1 << 22
+#: Widest range of values two distributions are added in dense bins (a merge of two
+#: chunks' counts); wider ones are added by sorting.
+_ADD_SPAN = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +83,13 @@ class Distribution:
             return self
         if not self.counts.size:
             return other
+        low = min(int(self.values[0]), int(other.values[0]))
+        span = max(int(self.values[-1]), int(other.values[-1])) - low + 1
+        if span <= _ADD_SPAN:  # both sorted and positive: add them in dense bins
+            bins = np.zeros(span, np.int64)
+            bins[self.values - low] = self.counts
+            bins[other.values - low] += other.counts
+            return Distribution.from_bins(low, bins)
         return Distribution.from_counts(
             np.concatenate([self.values, other.values]),
             np.concatenate([self.counts, other.counts]),
