@@ -68,6 +68,30 @@ def test_counts_hand_computed_and_merged():
     assert Distribution.of(np.array([1, 5, 5, 9])).count_above(4.5) == 3
 
 
+def test_sums_of_many_pairs_equal_each_sum_and_the_counts_of_both():
+    """Distribution.add_pairs (a merge's thousands of sums at once) equals ``a + b`` and
+    what counting both arrays of values gives: negative values, one side within the
+    other, disjoint ranges, wide ranges and empty sides included."""
+    rng = np.random.default_rng(3)
+    arrays = []
+    for _ in range(60):
+        low = int(rng.integers(-50, 50))
+        arrays.append(
+            (
+                rng.integers(low, low + int(rng.integers(1, 40)), int(rng.integers(1, 30))),
+                rng.integers(low - 20, low + 5, int(rng.integers(1, 30))),
+            )
+        )
+    pairs = [(Distribution.of(a), Distribution.of(b)) for a, b in arrays]
+    sums = Distribution.add_pairs(pairs)
+    for (a, b), total, pair in zip(arrays, sums, pairs, strict=True):
+        assert total == Distribution.of(np.concatenate([a, b])) == pair[0] + pair[1]
+    wide = [(Distribution.of(np.array([0, 2**40])), Distribution.of(np.array([1])))]
+    empty = [(Distribution.empty(), Distribution.of(np.array([4, 4])))]
+    for odd in (wide, empty, pairs[:3] + empty):
+        assert Distribution.add_pairs(odd) == [a + b for a, b in odd]
+
+
 def test_wide_ranges_are_counted_by_sorting():
     values = np.array([-(2**40), 0, 0, 2**40], dtype=np.int64)
     dist = Distribution.of(values)

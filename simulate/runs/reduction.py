@@ -203,7 +203,7 @@ class _Groups:
         self.winners = int(_bounds(winner, parts)[1]) + 2
         self.rank_span = len(self.ranks) + 1
         possible = (len(self.ends) + 1) * self.winners * self.rank_span
-        self.slot = _buffer("slot", n, np.int32)
+        gid = _buffer("gid", n, np.int32)
         _group_ids(
             self.end,
             winner,
@@ -211,13 +211,17 @@ class _Groups:
             np.int64(ranks is not None),
             np.int64(self.winners),
             np.int64(self.rank_span),
-            self.slot,
+            gid,
         )
-        sizes = np.bincount(self.slot, minlength=possible)
+        sizes = np.bincount(gid, minlength=possible)
         present = np.flatnonzero(sizes)
-        slot = np.full(possible, -1, np.int32)
-        slot[present] = np.arange(len(present), dtype=np.int32)
-        _to_slots(self.slot, slot)  # each row's group's place among the groups present
+        # each row's group's place among the groups present, as narrow as it fits: every
+        # column's pass reads it
+        narrow = np.int16 if len(present) <= np.iinfo(np.int16).max else np.int32
+        slot = np.full(possible, -1, narrow)
+        slot[present] = np.arange(len(present), dtype=narrow)
+        self.slot = _buffer("slot", n, narrow)
+        _to_slots(gid, slot, self.slot)
         self.sizes = sizes[present]
         self.keys, end_codes = [], []
         for g in present.tolist():
@@ -238,6 +242,8 @@ class _Groups:
         when the histogram would be too wide."""
         low, high = _bounds(values, self.parts)
         span = int(high) - int(low) + 1
+        if span == 1:  # one value: every group's rows have it
+            return int(low), self.sizes.reshape(len(self.keys), 1)
         if span * len(self.keys) > MAX_BINS:
             return None
         slots = np.int64(len(self.keys))
@@ -322,10 +328,10 @@ def _group_ids(end, winner, finish, has_finish, winners, ranks, gid):
 
 
 @njit(cache=True, parallel=True)
-def _to_slots(gid, slot):
-    """Each row's group id replaced by its group's slot, in place."""
+def _to_slots(gid, slot, out):
+    """Each row's group's slot (``slot[gid]``)."""
     for i in prange(gid.shape[0]):
-        gid[i] = slot[gid[i]]
+        out[i] = slot[gid[i]]
 
 
 LANES = 4
@@ -336,26 +342,28 @@ consecutive rows of one value then add to different counters instead of waiting 
 @njit(cache=True, parallel=True)
 def _histogram(values, low, span, slot, slots, parts):
     """int64[slots * span]: the rows per group slot (``slot``, one per row) and value,
-    each of ``parts`` threads counting its share of the rows into its own bins."""
+    each of ``parts`` threads counting its share of the rows into its own bins. Places
+    are computed as int64 and read as unsigned, so that numba adds no test for negative
+    indices to the loop."""
     n = values.shape[0]
     bins = slots * span
-    counts = np.zeros((parts, LANES, bins), np.int32)
+    counts = np.zeros(parts * LANES * bins, np.int32)
     step = (n + parts - 1) // parts
     for p in prange(parts):
-        mine = counts[p]
+        base = p * LANES * bins - low
         i, stop = p * step, min(n, (p + 1) * step)
         while i + LANES <= stop:
             for lane in range(LANES):
-                at = np.int64(slot[i + lane]) * span + np.int64(values[i + lane]) - low
-                mine[lane, at] += 1
+                at = base + lane * bins + np.int64(slot[i + lane]) * span
+                counts[np.uint64(at + np.int64(values[i + lane]))] += 1
             i += LANES
         while i < stop:
-            mine[0, np.int64(slot[i]) * span + np.int64(values[i]) - low] += 1
+            counts[np.uint64(base + np.int64(slot[i]) * span + np.int64(values[i]))] += 1
             i += 1
     total = np.zeros(bins, np.int64)
-    for p in range(parts):
-        for lane in range(LANES):
-            total += counts[p, lane]
+    for k in range(parts * LANES):
+        for j in range(bins):
+            total[j] += counts[k * bins + j]
     return total
 
 

@@ -430,13 +430,19 @@ def _add_item(value: dict, name: str, item) -> None:
 def _add_groups(mine: dict, theirs: dict) -> dict:
     """Groups of counts and distributions added (:class:`Aggregates`' layout)."""
     groups = {key: dict(value) for key, value in mine.items()}
+    pairs, places = [], []
     for key, value in theirs.items():
         into = groups.setdefault(key, {"n": 0})
         for name, item in value.items():
             if name == "n":
                 into["n"] = into["n"] + item
+            elif name in into:
+                pairs.append((into[name], item))
+                places.append((into, name))
             else:
-                into[name] = into.get(name, Distribution.empty()) + item
+                into[name] = item
+    for (into, name), total in zip(places, Distribution.add_pairs(pairs), strict=True):
+        into[name] = total
     return groups
 
 

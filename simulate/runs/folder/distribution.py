@@ -95,6 +95,43 @@ class Distribution:
             np.concatenate([self.counts, other.counts]),
         )
 
+    @staticmethod
+    def add_pairs(pairs: list[tuple[Distribution, Distribution]]) -> list[Distribution]:
+        """``[a + b for a, b in pairs]``, computed together: each pair's counts added in
+        its own stretch of one array of dense bins, so that merging two runs' thousands
+        of distributions costs a few numpy calls instead of a few each."""
+        if not pairs:
+            return []
+        firsts = [a for a, b in pairs if a.counts.size and b.counts.size]
+        if len(firsts) < len(pairs):  # an empty side: the pairs one by one
+            return [a + b for a, b in pairs]
+        lows = np.array([min(a.values[0], b.values[0]) for a, b in pairs], np.int64)
+        highs = np.array([max(a.values[-1], b.values[-1]) for a, b in pairs], np.int64)
+        spans = highs - lows + 1
+        if int(spans.sum()) > _ADD_SPAN * 16:
+            return [a + b for a, b in pairs]
+        starts = np.concatenate([[0], np.cumsum(spans)])
+        bins = np.zeros(int(starts[-1]), np.int64)
+        for side in (0, 1):
+            items = [pair[side] for pair in pairs]
+            sizes = np.array([item.values.size for item in items])
+            shift = np.repeat(starts[:-1] - lows, sizes)
+            at = np.concatenate([item.values for item in items]) + shift
+            counts = np.concatenate([item.counts for item in items])
+            if side == 0:
+                bins[at] = counts
+            else:
+                bins[at] += counts  # values are unique within a distribution
+        present = np.flatnonzero(bins)
+        cuts = np.searchsorted(present, starts)
+        pair_of = np.repeat(np.arange(len(pairs)), np.diff(cuts))
+        values = present - starts[pair_of] + lows[pair_of]
+        counts = bins[present]
+        return [
+            Distribution(values[cuts[i] : cuts[i + 1]], counts[cuts[i] : cuts[i + 1]])
+            for i in range(len(pairs))
+        ]
+
     @property
     def n(self) -> int:
         """Number of games counted."""
