@@ -13,6 +13,7 @@ by its fixture or its ``finally``, even on failure.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -169,7 +170,9 @@ def test_cluster_records_equal_one_machine(name, local_address, tmp_path):
     game = options.pop("game")
     run = simulate.simulate(game, out=tmp_path / "cluster", scheduler=local_address, **options)
     assert run.meta["status"] == "complete"
+    assert run.meta["writes"] == "workers"  # the folder is on storage every worker shares
     assert len(assert_intact(tmp_path / "cluster", run.meta["games"]).entries) > 1  # tasks
+    assert not (tmp_path / "cluster" / "incoming").exists()  # every attempt committed
     records_equal(tmp_path / "cluster", expected)
     if name == "matches":  # in memory too (no run folder)
         in_memory = simulate.simulate(game, scheduler=local_address, **options)
@@ -233,6 +236,104 @@ def test_sweep_on_a_cluster_gives_the_cells_records(local_address, tmp_path):
         records_equal(tmp_path / "there" / cell, tmp_path / "here" / cell)
 
 
+def _stage_elsewhere(root: str | None) -> None:
+    """On a worker: write staged files under ``root`` instead of the run folder (a worker
+    whose storage the client does not see; None: as it should again)."""
+    import simulate.runs.folder.writer as writer
+
+    real = getattr(writer, "_real_stage_table", writer.stage_table)
+    writer._real_stage_table = real
+    if root is None:
+        writer.stage_table = real
+    else:
+        writer.stage_table = lambda folder, *args: real(f"{root}{folder}", *args)
+
+
+def _probe_fails(fails: bool) -> None:
+    """On a worker: its storage probe says it cannot reach the folder (False: as it is)."""
+    import simulate.runs.cluster.task as task
+
+    real = getattr(task, "_real_probe_storage", task.probe_storage)
+    task._real_probe_storage = real
+    task.probe_storage = (
+        (lambda folder, token, dask_worker=None: f"worker {dask_worker.address} cannot reach")
+        if fails
+        else real
+    )
+
+
+def test_the_client_writes_where_the_workers_cannot_or_where_asked(
+    local_address, tmp_path, monkeypatch
+):
+    """Storage a worker cannot reach (its probe fails), the variable that asks for it, and
+    matches of any length: the client writes every record, as before, and says why."""
+    options = dict(RUNS["single"], games=20_000)
+    expected = one_machine(tmp_path / "here", options)
+    game = options.pop("game")
+    with distributed.Client(local_address, set_as_default=False) as client:
+        client.run(_probe_fails, True)
+        try:
+            run = simulate.simulate(
+                game, out=tmp_path / "probe", scheduler=local_address, **options
+            )
+        finally:
+            client.run(_probe_fails, False)
+    assert run.meta["writes"] == "client" and "cannot reach" in run.meta["writes_why"]
+    records_equal(tmp_path / "probe", expected)
+    monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", "client")
+    run = simulate.simulate(game, out=tmp_path / "asked", scheduler=local_address, **options)
+    assert run.meta["writes"] == "client" and "CARDSIM_CLUSTER_WRITES" in run.meta["writes_why"]
+    records_equal(tmp_path / "asked", expected)
+    monkeypatch.delenv("CARDSIM_CLUSTER_WRITES")
+    target = dict(game="crazy-eights", games=300, seed=3, players=3, rules={"target_score": 50})
+    run = simulate.simulate(
+        target.pop("game"), out=tmp_path / "target", scheduler=local_address, **target
+    )
+    assert run.meta["writes"] == "client" and "any length" in run.meta["writes_why"]
+
+
+def test_a_staged_file_the_client_cannot_see_is_played_again_and_written_by_the_client(
+    local_address, tmp_path
+):
+    """A worker that passed the probe but stages its files where the client does not
+    look (its storage changed under it): no such chunk is committed; each is played again
+    with its records sent back, the rest of the run too, and run.json says so."""
+    options = dict(RUNS["single"], games=20_000)
+    expected = one_machine(tmp_path / "here", options)
+    game = options.pop("game")
+    elsewhere = tmp_path / "elsewhere"
+    with distributed.Client(local_address, set_as_default=False) as client:
+        client.run(_stage_elsewhere, str(elsewhere))
+        try:
+            run = simulate.simulate(
+                game, out=tmp_path / "cluster", scheduler=local_address, **options
+            )
+        finally:
+            client.run(_stage_elsewhere, None)
+    assert run.meta["writes"] == "client" and "is not here" in run.meta["writes_why"]
+    assert list(elsewhere.rglob("*.parquet"))  # the staged files nobody committed
+    assert not (tmp_path / "cluster" / "incoming").exists()
+    records_equal(tmp_path / "cluster", expected)
+
+
+def test_a_worker_not_probed_yet_is_probed_before_its_chunk_is_committed(local_address, tmp_path):
+    """A worker that joined after the run began (here: none probed at the start) is
+    probed when its first chunk arrives; the chunks are committed by renaming."""
+    from simulate.runs.cluster import connect
+    from simulate.runs.engine import play_run
+
+    request = make_request("bmn", games=20_000, seed=4, threads=1)
+    out = tmp_path / "cluster"
+    with connect(local_address, threads=1) as cluster:
+        assert not cluster.probed
+        play = functools.partial(cluster.play_chunks, stage=out.resolve())
+        play_run(request, out=out, chunk_size=4096, collect=False, play=play)
+        assert cluster.probed and cluster.stage_failed is None
+    play_run(request, out=tmp_path / "here", chunk_size=4096, collect=False)
+    assert not (out / "incoming").exists()
+    records_equal(out, tmp_path / "here")
+
+
 def test_cli_scheduler_local_2(tmp_path):
     expected = one_machine(tmp_path / "here", RUNS["single"])
     out = tmp_path / "cluster"
@@ -246,8 +347,20 @@ def test_cli_scheduler_local_2(tmp_path):
 # --- faults ------------------------------------------------------------------------------
 
 
+WRITES = pytest.mark.parametrize("writes", ["workers", "client"])
+"""The fault tests run with the records written by the workers (the run folder shared,
+here) and by the client (``CARDSIM_CLUSTER_WRITES=client``)."""
+
+
+def writes_env(writes: str) -> dict:
+    """The environment of a client whose records ``writes`` writes."""
+    return {**os.environ, "CARDSIM_CLUSTER_WRITES": "client" if writes == "client" else "auto"}
+
+
 @pytest.mark.slow  # real dask scheduler and worker processes
-def test_a_worker_killed_mid_run_changes_no_record(real_cluster, tmp_path):
+@WRITES
+def test_a_worker_killed_mid_run_changes_no_record(real_cluster, tmp_path, writes, monkeypatch):
+    monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", writes_env(writes)["CARDSIM_CLUSTER_WRITES"])
     address, _, workers = real_cluster
     options = dict(RUNS["single"], games=200_000)
     expected = one_machine(tmp_path / "here", options)
@@ -268,13 +381,15 @@ def test_a_worker_killed_mid_run_changes_no_record(real_cluster, tmp_path):
     killer.join(timeout=30)
     assert workers[0].wait(timeout=10) == -signal.SIGKILL
     assert killed_at and 0 < killed_at[0] < 200_000  # killed mid-run
-    assert run.meta["status"] == "complete"
+    assert run.meta["status"] == "complete" and run.meta["writes"] == writes
     assert_intact(out, 200_000)
+    assert not (out / "incoming").exists()  # a killed worker's attempt is cleaned away
     records_equal(out, expected)
 
 
 @pytest.mark.slow  # real dask scheduler and worker processes
-def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path):
+@WRITES
+def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path, writes):
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = start_scheduler(port)
@@ -289,6 +404,7 @@ def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=writes_env(writes),
         )
         procs.append(client)
         wait_for_chunk(out, client)
@@ -305,6 +421,7 @@ def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path):
     assert "--resume" in last and "Traceback" not in err
     meta = json.loads((out / "run.json").read_text())
     assert meta["status"] == "interrupted" and 0 < meta["completed_games"] < 200_000
+    assert meta["writes"] == writes
     assert_intact(out)
     resume = ["simulate", "bmn", "--out", str(out), "--resume", "--no-report"]
     result = runner.invoke(app, [*resume, "--scheduler", "local:2"])  # on the cluster
@@ -313,12 +430,15 @@ def test_a_lost_scheduler_interrupts_the_run_and_resume_completes_it(tmp_path):
     records_equal(out, expected)
 
 
-def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, cardsim_exe):
+@WRITES
+def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(
+    tmp_path, cardsim_exe, writes
+):
     """Ctrl-C as a terminal sends it: SIGINT to the client's whole process group, local
     cluster included. The client stops cleanly, the cluster goes away, and a one-machine
     --resume completes the run."""
     out = tmp_path / "cluster"
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
+    env = {**writes_env(writes), "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
     client = subprocess.Popen(
         [cardsim_exe, "simulate", "pis-yedili", "--games", "60000", "--seed", "12"]
         + ["--players", "3", "--out", str(out), "--no-report", "--scheduler", "local:2"],
@@ -345,6 +465,7 @@ def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_pat
     assert "resume with: cardsim simulate pis-yedili" in err.strip().splitlines()[-1]
     meta = json.loads((out / "run.json").read_text())
     assert meta["status"] == "interrupted" and 0 < meta["completed_games"] < 60_000
+    assert meta["writes"] == writes
     assert_intact(out)
     result = runner.invoke(
         app, ["simulate", "pis-yedili", "--out", str(out), "--resume", "--no-report"]

@@ -92,6 +92,18 @@ class Request:
         a match is a record."""
         return bool(self.rules.match_play)
 
+    def records_before(self, first: int) -> int | None:
+        """The records (deals) that games (matches) ``0 .. first - 1`` hold, in every
+        seating, where that is known before they are played: ``first`` a record each in
+        single games, ``first`` times the deals of a match where every match has as
+        many; None where matches have any length (a target score)."""
+        if not self.match_play:
+            return first * len(self.seatings())
+        # the match-play knobs of every rules object that plays matches
+        if getattr(self.rules, "target_score", None) is not None:
+            return None
+        return first * self.rules.match_deals * len(self.seatings())
+
     @property
     def unit(self) -> str:
         """What ``games`` counts: ``"game"`` or ``"match"``."""

@@ -297,12 +297,30 @@ def play_folder(
         f"players, seed {request.seed}, {where} -> {out}"
     )
     with writer:
-        stream(
-            request,
-            writer,
-            progress=progress,
-            play=None if cluster is None else cluster.play_chunks,
-        )
+        play = None if cluster is None else cluster.play_chunks
+        if cluster is not None:
+            play = _cluster_writes(request, writer, cluster, echo)
+        elif "writes" in writer.meta:  # a cluster's run, resumed here
+            writer.note(writes="client", writes_why="resumed on one machine, which writes")
+        stream(request, writer, progress=progress, play=play)
+        if cluster is not None and cluster.stage_failed:
+            words = f"the client writes the records from here on ({cluster.stage_failed})"
+            writer.note(writes="client", writes_why=words)
+            echo(words)
+
+
+def _cluster_writes(request, writer, cluster, echo: Echo):
+    """Where the records of a run on ``cluster`` are written (the workers, where the run
+    folder is shared storage, or the client): said on screen and in ``run.json``
+    (``writes``, ``writes_why``); the cluster's source of chunks for :func:`stream`."""
+    from functools import partial
+
+    workers, words = cluster.writing(request, writer.folder)
+    writer.note(writes="workers" if workers else "client", writes_why=words)
+    echo(words)
+    if not workers:
+        return cluster.play_chunks
+    return partial(cluster.play_chunks, stage=Path(writer.folder).resolve())
 
 
 def report(run_dir: Path, *, progress: bool = False, **options) -> tuple[Path, Path]:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import logging
+import os
 import signal
 import threading
 import uuid
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -36,7 +38,20 @@ from ...core.errors import CardsimError
 from ...games.spec import Chunk
 from ..request import Request, max_threads
 from .address import SchedulerAddress, parse_address
-from .task import VERSIONED, Along, check_versions, describe, play_task, worker_versions
+from .task import (
+    PROBE_PREFIX,
+    VERSIONED,
+    Along,
+    check_versions,
+    describe,
+    play_task,
+    probe_reply,
+    probe_storage,
+    worker_versions,
+)
+
+WRITES_VARIABLE = "CARDSIM_CLUSTER_WRITES"
+"""``client``: a cluster's client writes every record, even where the workers could."""
 
 CONNECT_TIMEOUT_S = 5
 """How long to try to reach a scheduler before saying it cannot be reached."""
@@ -232,6 +247,66 @@ class Cluster:
 
     def __init__(self, client, where: SchedulerAddress, threads: int | None):
         self.client, self.where, self.threads = client, where, threads
+        self.probed: set[str] = set()
+        """The workers whose probe found the run folder shared (:meth:`shared_storage`)."""
+        self.stage_failed: str | None = None
+        """Why the workers stopped writing a run's records mid-run (a worker that joined
+        cannot reach the folder), or None."""
+
+    def writing(self, request: Request, folder) -> tuple[bool, str]:
+        """Whether the workers write the records of ``request`` into ``folder`` (a run
+        folder on a filesystem, open for writing), and the words that say who writes and
+        why: the workers, where every worker's probe (:meth:`shared_storage`) finds the
+        folder shared; else the client, as before. ``CARDSIM_CLUSTER_WRITES=client`` in
+        the environment asks for the client whatever the storage."""
+        if request.records == "none":
+            return False, "the client writes the statistics (only they cross the network)"
+        if os.environ.get(WRITES_VARIABLE, "auto").strip().lower() == "client":
+            return False, f"the client writes the records ({WRITES_VARIABLE}=client)"
+        if request.records_before(0) is None:
+            return False, (
+                "the client writes the records (matches of any length: it numbers their deals)"
+            )
+        problem = self.shared_storage(folder)
+        if problem is not None:
+            return False, f"the client writes the records ({problem})"
+        return True, f"the workers write the records into {folder} (shared storage)"
+
+    def shared_storage(self, folder, workers: list[str] | None = None) -> str | None:
+        """Probe ``workers`` (default: every worker) for the run folder ``folder``: the
+        client writes a file into its incoming area, each worker reads it, writes one of
+        its own and reads it back (:func:`.task.probe_storage`), and the client reads each
+        worker's file and deletes them all. None when every probed worker shares the
+        folder (they join :attr:`probed`), else what failed, in words."""
+        from ..folder.writer import INCOMING
+
+        area = Path(folder) / INCOMING
+        token = uuid.uuid4().hex
+        mine = area / f"{PROBE_PREFIX}{token}"
+        try:
+            area.mkdir(exist_ok=True)
+            mine.write_text(token, encoding="utf-8")
+            try:
+                answers = self.client.run(
+                    probe_storage, str(Path(folder).resolve()), token, workers=workers
+                )
+            except Exception as exc:  # a worker lost while it answered
+                return f"the probe of the workers failed: {_first_line(exc)}"
+            for address, problem in sorted(answers.items()):
+                if problem is not None:
+                    return problem
+                reply = Path(probe_reply(str(Path(folder).resolve()), token, f"worker {address}"))
+                try:
+                    if reply.read_text(encoding="utf-8") != f"worker {address}":
+                        return f"worker {address} writes another file than the client reads"
+                except OSError:
+                    return f"worker {address} writes {Path(folder).resolve()} on storage the client does not see"
+                finally:
+                    reply.unlink(missing_ok=True)
+                self.probed.add(f"worker {address}")
+        finally:
+            mine.unlink(missing_ok=True)
+        return None
 
     @property
     def workers(self) -> int:
@@ -289,6 +364,7 @@ class Cluster:
         rows_before=None,
         encoded: bool = False,
         along: Along | None = None,
+        stage=None,
     ) -> Iterator[tuple[int, int, Chunk]]:
         """:func:`simulate.runs.engine.play_chunks` on the cluster: the same arguments, the
         chunks yielded in game order as ``(first, count, chunk)``; the progress bar counts
@@ -298,7 +374,13 @@ class Cluster:
         is. ``along``: the variants each task plays together with ``request``
         (:mod:`simulate.runs.cluster.together`).
         ``encoded``: the tables that go to the run folder as they are come encoded
-        (:func:`.task.play_task`), for a caller that only writes them."""
+        (:func:`.task.play_task`), for a caller that only writes them. ``stage`` (the run
+        folder, where :meth:`writing` said the workers write): each task writes its files
+        there itself and its chunk holds their
+        :class:`~simulate.runs.folder.writer.Staged` lines, which the writer commits; a
+        task that ran on a worker not yet probed probes it first, and where that worker
+        (or any staged file) fails the check, the task is played again with its records
+        sent back, and so is every later one (:attr:`stage_failed` says why)."""
         from distributed import as_completed
 
         from ..engine import DEFAULT_CHUNK, ProgressBar, chunk_spans
@@ -316,28 +398,44 @@ class Cluster:
         submitted = replayed = 0
         with ProgressBar(request, progress, request.games - left) as bar:
             try:
+
+                def submit(position: int, attempt: str = "") -> None:
+                    at, games = tasks[position]
+                    staging = None if stage is None or self.stage_failed else str(stage)
+                    row = request.records_before(at) if staging else 0
+                    future = self.client.submit(
+                        play_task,
+                        task,
+                        at,
+                        games,
+                        along,
+                        chunk_size,
+                        encoded,
+                        staging,
+                        row,
+                        key=f"cardsim-{run_id}-{at}{attempt}",
+                        pure=False,
+                    )
+                    live[future.key] = (position, future)
+                    queue.add(future)
+
                 for position, (first, count) in enumerate(tasks):
                     while submitted < min(len(tasks), position + window):
-                        at, games = tasks[submitted]
-                        future = self.client.submit(
-                            play_task,
-                            task,
-                            at,
-                            games,
-                            along,
-                            chunk_size,
-                            encoded,
-                            key=f"cardsim-{run_id}-{at}",
-                            pure=False,
-                        )
-                        live[future.key] = (submitted, future)
-                        queue.add(future)
+                        submit(submitted)
                         submitted += 1
                     while position not in arrived:
                         at, future = live.pop(next(queue).key)
-                        arrived[at] = self._result(future, tasks[at])
+                        found = self._result(future, tasks[at])
+                        if stage is not None and not self._committable(found, stage):
+                            submit(at, "-again")  # its records come back to the client
+                            continue
+                        arrived[at] = found
                         bar.advance(tasks[at][1])
                     chunk = arrived.pop(position)
+                    if _staged(chunk):  # numbered by its worker, written into place
+                        replayed += _records(chunk)
+                        yield first, count, chunk
+                        continue
                     if request.match_play:
                         row = replayed + (rows_before(first) if rows_before else 0)
                         chunk = numbered(chunk, row)
@@ -350,6 +448,29 @@ class Cluster:
                         self.client.cancel([future for _, future in live.values()])
                     except Exception:  # a lost scheduler took them already
                         pass
+
+    def _committable(self, chunk: Chunk, folder) -> bool:
+        """Whether a staged ``chunk`` can be committed: its worker probed (now, if it
+        joined since the run began) and every staged file where the client sees it. A
+        chunk whose tables came back as records is committable as it is. Sets
+        :attr:`stage_failed` when not."""
+        from ..folder.writer import staged_problem
+
+        if not _staged(chunk):
+            return True
+        tables = {kind: getattr(chunk, kind) for kind in ("games", "matches", "events", "trace")}
+        workers = {table.worker for table in tables.values() if table is not None}
+        for worker in sorted(workers - self.probed):
+            address = worker.removeprefix("worker ")
+            problem = self.shared_storage(folder, [address])
+            if problem is not None:
+                self.stage_failed = problem
+                return False
+        problem = staged_problem(Path(folder), tables)
+        if problem is not None:
+            self.stage_failed = problem
+            return False
+        return True
 
     def _result(self, future, span: tuple[int, int]) -> Chunk:
         """A task's chunk; its failure as cardsim's: a lost scheduler stops the run as an
@@ -374,6 +495,13 @@ class Cluster:
             raise RunStopped(
                 f"lost the Dask scheduler at {self.where.text} ({_first_line(exc)})"
             ) from None
+
+
+def _staged(chunk: Chunk) -> bool:
+    """Whether ``chunk``'s records were written by its worker (staged, to be committed)."""
+    from ..folder.writer import Staged
+
+    return isinstance(chunk.games, Staged)
 
 
 def _records(chunk: Chunk) -> int:

@@ -21,7 +21,9 @@ import dataclasses
 import functools
 import importlib
 import json
+import os
 import threading
+import uuid
 from dataclasses import dataclass
 
 from ...core.errors import CardsimError
@@ -201,6 +203,8 @@ def play_task(
     along: Along | None = None,
     chunk_size: int | None = None,
     encoded: bool = False,
+    stage: str | None = None,
+    row: int = 0,
 ) -> Chunk:
     """A Dask task: games (matches) ``first .. first + count - 1`` of the run ``task``
     describes, in every seating, as one chunk. In match play the ``game`` column numbers
@@ -211,7 +215,11 @@ def play_task(
     the tables the client writes as they are (all of them; in match play the matches
     alone, since the client numbers the deals) come as their files' bytes
     (:class:`~simulate.runs.folder.writer.Encoded`), which cross the network in a seventh of
-    the room and leave the client only the writing."""
+    the room and leave the client only the writing. ``stage`` (the run folder, on storage
+    this worker shares with the client): the worker writes the chunk's files itself
+    (:func:`~simulate.runs.folder.writer.stage_table`, under an attempt name of its own)
+    and returns only their :class:`~simulate.runs.folder.writer.Staged` lines; ``row``:
+    then, in match play, the ``game`` number of the chunk's first deal."""
     import numba
 
     from ..engine import play_chunk
@@ -229,7 +237,9 @@ def play_task(
         return _reduced_task(request, json.loads(task.meta), first, count, chunk_size)
     with _ONE_AT_A_TIME:
         numba.set_num_threads(request.threads)
-        chunk = play_chunk(request, first, count, 0)
+        chunk = play_chunk(request, first, count, row if stage is not None else 0)
+    if stage is not None:
+        return staged(chunk, stage, first)
     if not encoded:
         return chunk
     from ..folder.writer import Encoded
@@ -265,3 +275,59 @@ def _reduced_task(
             events.append(part.events)
             traces.append(part.trace)
     return Chunk(None, events=concat_events(events), aggregates=merged, trace=concat_events(traces))
+
+
+def staged(chunk: Chunk, folder: str, first: int) -> Chunk:
+    """``chunk``'s tables written into ``folder``'s incoming area under an attempt name
+    no other execution of this task shares (a rerun after a lost worker writes beside a
+    late first attempt, never over it); the chunk of their
+    :class:`~simulate.runs.folder.writer.Staged` lines."""
+    from ..folder.writer import stage_table
+
+    attempt = f"{first:012d}-{uuid.uuid4().hex}"
+    worker = worker_name()
+    tables = {}
+    for kind in ("games", "matches", "events", "trace"):
+        table = getattr(chunk, kind)
+        tables[kind] = None if table is None else stage_table(folder, attempt, kind, table, worker)
+    return Chunk(**tables)
+
+
+PROBE_PREFIX = "probe-"
+
+
+def probe_storage(folder: str, token: str, dask_worker=None) -> str | None:
+    """Run on a worker: whether it shares the run folder ``folder`` with the client.
+    It reads the file ``incoming/probe-<token>`` that the client wrote (it must hold the
+    token), writes ``incoming/probe-<token>-<worker>`` (for the client to read back),
+    reads it back and leaves it to the client to delete; None when all holds, else what
+    failed, in words. ``dask_worker``: given by ``Client.run``."""
+    from ..folder.writer import INCOMING
+
+    area = os.path.join(folder, INCOMING)
+    where = worker_name() if dask_worker is None else f"worker {dask_worker.address}"
+    try:
+        with open(os.path.join(area, f"{PROBE_PREFIX}{token}"), encoding="utf-8") as handle:
+            if handle.read() != token:
+                return f"{where} reads another file at {folder}"
+        mine = os.path.join(area, f"{PROBE_PREFIX}{token}-{_probe_name(where)}")
+        with open(mine, "w", encoding="utf-8") as handle:
+            handle.write(where)
+        with open(mine, encoding="utf-8") as handle:
+            if handle.read() != where:
+                return f"{where} cannot read back what it writes at {folder}"
+    except OSError as exc:
+        return f"{where} cannot reach {folder} ({exc.strerror or type(exc).__name__})"
+    return None
+
+
+def _probe_name(worker: str) -> str:
+    """A worker's address as a file name."""
+    return "".join(c if c.isalnum() else "_" for c in worker)
+
+
+def probe_reply(folder: str, token: str, worker: str) -> str:
+    """The path of the file that ``worker`` wrote for the probe ``token``."""
+    from ..folder.writer import INCOMING
+
+    return os.path.join(folder, INCOMING, f"{PROBE_PREFIX}{token}-{_probe_name(worker)}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import platform
 import re
 import shutil
@@ -40,6 +41,10 @@ from . import manifest as mf
 from .lock import LOCK_FILE, FolderInUse, FolderLock, is_locked, lock_folder
 from .manifest import PER_GAME_KINDS, progress_text, resume_hint
 
+INCOMING = "incoming"
+"""Where a cluster's workers write a chunk's files, each task attempt in a folder of its
+own (``incoming/<first>-<attempt>/<kind>.parquet``), until the client, which holds the
+folder's lock, commits them by renaming them into place (:class:`Staged`)."""
 LEGACY_GAMES_FILE = "games.parquet"
 LEGACY_MATCHES_FILE = "matches.parquet"
 META_FILE = "run.json"
@@ -52,6 +57,7 @@ REPORT_FILES = ("report.html", "report.md", "charts", "summary.csv", "balance.cs
 RUN_FILES = (
     META_FILE,
     mf.MANIFEST_FILE,
+    INCOMING,
     *mf.RECORD_KINDS,
     LEGACY_GAMES_FILE,
     LEGACY_MATCHES_FILE,
@@ -178,6 +184,58 @@ class Encoded:
     @classmethod
     def of(cls, table: pa.Table | None) -> Encoded | None:
         return None if table is None else cls(parquet_bytes(table), table.num_rows)
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A record table that a cluster's worker wrote into the run folder's
+    :data:`INCOMING` area: ``file`` relative to the folder, its ``rows``, ``bytes`` and
+    SHA-256 (its manifest line's values), and the ``worker`` that wrote it. The client
+    commits it by a rename (:meth:`RunWriter.write`); only the attempt whose result the
+    client received is ever committed, so a lost or late worker's files are not."""
+
+    file: str
+    rows: int
+    bytes: int
+    sha256: str
+    worker: str = ""
+
+    @property
+    def num_rows(self) -> int:
+        return self.rows
+
+
+def stage_table(folder: str | Path, attempt: str, kind: str, table, worker: str = "") -> Staged:
+    """Write ``table`` (records of ``kind``) as ``INCOMING/attempt/kind.parquet`` in the run
+    folder ``folder``, durably (flushed, renamed, folder flushed), as a worker does before
+    it answers; its :class:`Staged` line."""
+    data = parquet_bytes(table)
+    name = f"{INCOMING}/{attempt}/{kind}.parquet"
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mf.write_file(path, data, durable=True)
+    return Staged(name, table.num_rows, data.size, mf.sha256_of(data), worker)
+
+
+class StagedMissing(CardsimError):
+    """A worker's staged file is not where the client looks, or has another size: the
+    storage is not shared with that worker (its chunk is played again, written by the
+    client)."""
+
+
+def staged_problem(folder: Path, tables: dict) -> str | None:
+    """What keeps the client from committing ``tables``' :class:`Staged` files (missing,
+    another size), or None."""
+    for table in tables.values():
+        if isinstance(table, Staged):
+            path = Path(folder) / table.file
+            try:
+                size = path.stat().st_size
+            except OSError:
+                return f"{table.worker or 'a worker'} wrote {table.file}, which is not here"
+            if size != table.bytes:
+                return f"{table.file} has {size:,} bytes here where {table.bytes:,} were written"
+    return None
 
 
 def part_file(kind: str, first: int) -> str:
@@ -326,15 +384,28 @@ class RunWriter:
         """Write the chunk at ``first``'s files, one per kind of table (None: no file; an
         :class:`Encoded` table as it is), each durable; their :class:`~.manifest.Part` by
         kind."""
-        parts = {}
+        parts, attempts = {}, set()
         for kind, table in tables.items():
             if table is None:
                 continue
-            data = table.data if isinstance(table, Encoded) else parquet_bytes(table)
             name = part_file(kind, first)
             (self.folder / kind).mkdir(exist_ok=True)
+            if isinstance(table, Staged):  # written by a worker: committed by a rename
+                problem = staged_problem(self.folder, {kind: table})
+                if problem is not None:
+                    raise StagedMissing(problem)
+                os.replace(self.folder / table.file, self.folder / name)
+                if self.durable:
+                    mf.fsync_folder(self.folder / kind)
+                attempts.add(Path(table.file).parent)
+                parts[kind] = mf.Part(name, table.rows, table.bytes, table.sha256)
+                continue
+            data = table.data if isinstance(table, Encoded) else parquet_bytes(table)
             mf.write_file(self.folder / name, data, durable=self.durable)
             parts[kind] = mf.Part(name, table.num_rows, data.size, mf.sha256_of(data))
+        for attempt in attempts:
+            with contextlib.suppress(OSError):
+                (self.folder / attempt).rmdir()
         return parts
 
     def _write_aggregates(self, first: int, count: int, found, logs: dict, paired=None) -> None:
@@ -452,6 +523,7 @@ class RunWriter:
     def _tidy(self) -> None:
         """Remove the chunk files no manifest line lists: a crash's half-written or
         unlisted files, a repaired chunk's old file (files not named as chunks stay)."""
+        shutil.rmtree(self.folder / INCOMING, ignore_errors=True)  # uncommitted attempts
         listed = {part.file for entry in self.manifest.entries for part in entry.parts.values()}
         for kind in mf.RECORD_KINDS:
             if (self.folder / kind).is_dir():
@@ -459,6 +531,10 @@ class RunWriter:
                     unlisted = f"{kind}/{path.name}" not in listed
                     if unlisted and path.is_file() and CHUNK_NAME.fullmatch(path.name):
                         path.unlink()
+
+    def note(self, **fields) -> None:
+        """Add ``fields`` to ``run.json`` now (how the run is being written, say)."""
+        self._write_meta({**self.meta, **fields})
 
     def _write_meta(self, meta: dict) -> None:
         meta = {**meta, "versions": package_versions()}
@@ -502,6 +578,7 @@ def remove_run(folder: Path) -> None:
             ]
     for name in (*names, *charts):
         (folder / name).unlink(missing_ok=True)
+    shutil.rmtree(folder / INCOMING, ignore_errors=True)
     for name in (*mf.RECORD_KINDS, "charts"):
         with contextlib.suppress(OSError):  # not empty: somebody else's files stay
             (folder / name).rmdir()
