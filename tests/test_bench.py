@@ -34,21 +34,24 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
     pytest.importorskip("distributed")
     from simulate.runs.cluster.bench import cluster_bench
 
+    from simulate.runs.cluster.bench import MODES
+
     cluster_bench(20_000, 1, 2, bytes_games=8_192, empty_tasks=200)
     out = capsys.readouterr().out
-    rows = {
-        line.split()[0]: line for line in out.splitlines() if line.startswith(("all ", "none "))
-    }
+    labels = [label for label, _, _ in MODES]
+    rows = {label: line for line in out.splitlines() for label in labels if line.startswith(label)}
     for row in rows.values():
         one, many = (float(wall) for wall in re.findall(r"(\d+\.\d\d) s", row))
         assert float(row.split()[-1]) == pytest.approx(one / many, rel=0.02)
-    assert sorted(rows) == ["all", "none"]
+    assert sorted(rows) == sorted(labels)  # both writers and the aggregate-only run
     assert re.search(r"round trip: \d+\.\d ms", out)
     assert re.search(r"empty tasks completed per second, 200 submitted at once: [\d,]+\n", out)
     sizes = dict(re.findall(r"(Pis Yedili, 4 players, --records \w+) +([\d,]+) bytes", out))
     assert int(sizes["Pis Yedili, 4 players, --records none"].replace(",", "")) < int(
         sizes["Pis Yedili, 4 players, --records all"].replace(",", "")
     )
+    staged = re.search(r"Pis Yedili, 4 players, --records all, staged +([\d,]+) bytes", out)
+    assert int(staged.group(1).replace(",", "")) < 4_096  # manifest lines, not records
 
 
 def test_against_a_checkout_pairs_bursts_of_each_kernel(capsys):

@@ -4,14 +4,17 @@
    started on 127.0.0.1; the time until every worker has joined and loaded the kernels is
    the cluster's start-up, reported apart.
 2. Whole runs of ``cardsim simulate`` in fresh processes, in turn: ``--threads W`` on this
-   machine and ``--scheduler tcp://…`` on the already-running cluster, each with every
-   record and with ``--records none``; the median wall times and their ratio (cluster over
-   one machine: above 1 the cluster is faster).
+   machine and ``--scheduler tcp://…`` on the already-running cluster, with every record
+   (written by the workers, the folder being shared here, and by the client,
+   ``CARDSIM_CLUSTER_WRITES=client``) and with ``--records none`` (:data:`MODES`); the
+   median wall times and their ratio (one machine over cluster: above 1 the cluster is
+   faster).
 3. The overhead per task: the round trip of an empty task, one at a time, and how many
    empty tasks a second the scheduler completes when 2,000 are submitted at once.
 4. The bytes that cross the network per task and per game: a task's result for a full
-   chunk, pickled as Dask sends it, with every record (as Arrow tables, and encoded as
-   the chunk's files, as a run into a folder sends them) and reduced to its statistics.
+   chunk, pickled as Dask sends it, with every record (as Arrow tables; encoded as the
+   chunk's files, as a run into a folder sends them where the client writes; staged: the
+   manifest lines of the files the worker wrote) and reduced to its statistics.
 """
 
 from __future__ import annotations
@@ -93,13 +96,24 @@ def running_cluster(workers: int):
                 proc.kill()
 
 
-def _run_wall(options: list[str], games: int, folder: str) -> float:
+MODES = (
+    ("every record, the workers write", "all", "auto"),
+    ("every record, the client writes", "all", "client"),
+    ("--records none", "none", "auto"),
+)
+"""The runs timed on the cluster, each ``(label, --records, CARDSIM_CLUSTER_WRITES)``: the
+workers commit their own chunk files where the folder is shared (here it is), the client
+writes every file (as where it is not), and an aggregate-only run."""
+
+
+def _run_wall(options: list[str], games: int, folder: str, writes: str = "auto") -> float:
     game, extra = RUN
     command = [sys.executable, "-m", "simulate.app.cli", "simulate", game, *extra]
     command += ["--games", str(games), "--seed", "2026", "--no-report", "--force"]
     command += ["--out", folder, *options]
+    env = {**os.environ, "CARDSIM_CLUSTER_WRITES": writes}
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(command, check=True, capture_output=True, env=env)
     return time.perf_counter() - started
 
 
@@ -135,13 +149,18 @@ def task_bytes(games: int = BYTES_GAMES) -> dict[str, int]:
         ("Pis Yedili, 4 players", "pis-yedili", {"match_deals": None}),
         ("Beggar-My-Neighbour, 2 players", "bmn", {}),
     ):
-        for records, encoded in (("all", False), ("all", True), ("none", False)):
+        for records, how in (("all", ""), ("all", "encoded"), ("all", "staged"), ("none", "")):
             request = make_request(
                 game, games=games, seed=2026, threads=None, rules=rules, records=records
             )
-            result = play_task(describe(request), 0, games, encoded=encoded)
-            how = ", encoded" if encoded else ""
-            sizes[f"{label}, --records {records}{how}"] = len(pickle.dumps(result))
+            with tempfile.TemporaryDirectory() as folder:
+                stage = folder if how == "staged" else None
+                result = play_task(
+                    describe(request), 0, games, encoded=how == "encoded", stage=stage
+                )
+            sizes[f"{label}, --records {records}{', ' + how if how else ''}"] = len(
+                pickle.dumps(result)
+            )
     return sizes
 
 
@@ -163,16 +182,17 @@ def cluster_bench(
             f"cardsim simulate {RUN[0]} {' '.join(RUN[1])} --games {games:,}: "
             f"median of {repeats} runs each, in turn"
         )
-        print(f"{'records':<10} {f'--threads {workers}':>14} {'--scheduler':>14} {'ratio':>6}")
-        for records in ("all", "none"):
+        print(f"{'run':<34} {f'--threads {workers}':>14} {'--scheduler':>14} {'ratio':>6}")
+        for label, records, writes in MODES:
             here, there = [], []
             with tempfile.TemporaryDirectory() as folder:
                 for _ in range(repeats):
                     common = ["--records", records]
                     here.append(_run_wall([*common, "--threads", str(workers)], games, folder))
-                    there.append(_run_wall([*common, "--scheduler", address], games, folder))
+                    options = [*common, "--scheduler", address]
+                    there.append(_run_wall(options, games, folder, writes))
             one, many = statistics.median(here), statistics.median(there)
-            print(f"{records:<10} {one:>12.2f} s {many:>12.2f} s {one / many:>6.2f}", flush=True)
+            print(f"{label:<34} {one:>12.2f} s {many:>12.2f} s {one / many:>6.2f}", flush=True)
         trip, rate = task_overhead(address, empty_tasks)
     print(f"an empty task's round trip: {trip * 1000:.1f} ms (median of 50, one at a time)")
     print(f"empty tasks completed per second, {empty_tasks:,} submitted at once: {rate:,.0f}")
