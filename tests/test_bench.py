@@ -32,9 +32,7 @@ def test_cluster_bench_prints_runs_overhead_and_bytes(capsys):
     runs of each kind, the task overhead, and the bytes of a task's result, an
     aggregate-only task's far fewer than one with every record."""
     pytest.importorskip("distributed")
-    from simulate.runs.cluster.bench import cluster_bench
-
-    from simulate.runs.cluster.bench import MODES
+    from simulate.runs.cluster.bench import MODES, cluster_bench
 
     cluster_bench(20_000, 1, 2, bytes_games=8_192, empty_tasks=200)
     out = capsys.readouterr().out

@@ -292,6 +292,27 @@ def test_the_client_writes_where_the_workers_cannot_or_where_asked(
     assert run.meta["writes"] == "client" and "any length" in run.meta["writes_why"]
 
 
+def test_workers_asked_to_write_storage_they_cannot_reach_is_one_line_and_writes_nothing(
+    local_address, tmp_path, monkeypatch
+):
+    out = tmp_path / "never"
+    args = ["simulate", "bmn", "--games", "1000", "--out", str(out), "--scheduler", local_address]
+    monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", "workers")
+    with distributed.Client(local_address, set_as_default=False) as client:
+        client.run(_probe_fails, True)
+        try:
+            result = runner.invoke(app, args)
+        finally:
+            client.run(_probe_fails, False)
+    line = one_error_line(result.exit_code, result.stderr, "cannot write the run folder")
+    assert str(out) in line and "cannot reach" in line and "CARDSIM_CLUSTER_WRITES" in line
+    assert not out.exists()
+    monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", "sometimes")
+    result = runner.invoke(app, args)
+    one_error_line(result.exit_code, result.stderr, "'sometimes'", "auto, workers or client")
+    assert not out.exists()
+
+
 def test_a_staged_file_the_client_cannot_see_is_played_again_and_written_by_the_client(
     local_address, tmp_path
 ):

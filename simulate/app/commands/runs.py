@@ -171,6 +171,8 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
     if plan.kept:
         echo(f"{plan.out}: the run is complete, kept")
         return
+    # who writes a cluster's records, probed before anything is written
+    writes = None if cluster is None else cluster.writing(plan.request, plan.out)
     if plan.resume:
         writer = reopen(plan.out, echo=echo)
     else:
@@ -178,7 +180,9 @@ def play_plan(plan: RunPlan, *, cluster=None, progress: bool = False, echo: Echo
             if words:
                 echo(words)
         writer = RunWriter(plan.out, plan.request.meta(), force=plan.force)
-    play_folder(plan.request, writer, plan.out, cluster=cluster, progress=progress, echo=echo)
+    play_folder(
+        plan.request, writer, plan.out, cluster=cluster, writes=writes, progress=progress, echo=echo
+    )
 
 
 def run_request(game: str, out: Path, threads: int | None):
@@ -278,12 +282,21 @@ def log_count(log: int | str | None) -> int | str:
 
 
 def play_folder(
-    request, writer, out: Path, *, cluster=None, progress: bool = False, echo: Echo = silent
+    request,
+    writer,
+    out: Path,
+    *,
+    cluster=None,
+    writes: tuple[bool, str] | None = None,
+    progress: bool = False,
+    echo: Echo = silent,
 ) -> None:
     """Play ``request``'s games into its run folder ``out`` through ``writer`` (closed
     after), on ``cluster`` (:class:`simulate.runs.cluster.session.Cluster`) where given, with a
     progress bar on standard error with ``progress``; first ``echo`` says what is played
-    and where. Raises :class:`simulate.runs.engine.RunInterrupted` when a signal stops the run
+    and where. ``writes``: whether the workers write the records, and the words that say
+    so (:meth:`simulate.runs.cluster.session.Cluster.writing`; asked here when not given).
+    Raises :class:`simulate.runs.engine.RunInterrupted` when a signal stops the run
     (the finished chunks are kept)."""
     from analysis.rendering.words import count_text
 
@@ -299,7 +312,9 @@ def play_folder(
     with writer:
         play = None if cluster is None else cluster.play_chunks
         if cluster is not None:
-            play = _cluster_writes(request, writer, cluster, echo)
+            if writes is None:
+                writes = cluster.writing(request, writer.folder)
+            play = _cluster_writes(writes, writer, cluster, echo)
         elif "writes" in writer.meta:  # a cluster's run, resumed here
             writer.note(writes="client", writes_why="resumed on one machine, which writes")
         stream(request, writer, progress=progress, play=play)
@@ -309,13 +324,14 @@ def play_folder(
             echo(words)
 
 
-def _cluster_writes(request, writer, cluster, echo: Echo):
-    """Where the records of a run on ``cluster`` are written (the workers, where the run
-    folder is shared storage, or the client): said on screen and in ``run.json``
-    (``writes``, ``writes_why``); the cluster's source of chunks for :func:`stream`."""
+def _cluster_writes(writes: tuple[bool, str], writer, cluster, echo: Echo):
+    """Who writes the records of a run on ``cluster`` (``writes``: the workers, where the
+    run folder is shared storage, or the client, and why), said on screen and in
+    ``run.json`` (``writes``, ``writes_why``); the cluster's source of chunks for
+    :func:`stream`."""
     from functools import partial
 
-    workers, words = cluster.writing(request, writer.folder)
+    workers, words = writes
     writer.note(writes="workers" if workers else "client", writes_why=words)
     echo(words)
     if not workers:

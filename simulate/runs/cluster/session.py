@@ -18,6 +18,7 @@ interruption); a scheduler lost mid-run stops the run as an interruption
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import logging
 import os
@@ -257,17 +258,32 @@ class Cluster:
         """Whether the workers write the records of ``request`` into ``folder`` (a run
         folder on a filesystem, open for writing), and the words that say who writes and
         why: the workers, where every worker's probe (:meth:`shared_storage`) finds the
-        folder shared; else the client, as before. ``CARDSIM_CLUSTER_WRITES=client`` in
-        the environment asks for the client whatever the storage."""
+        folder shared; else the client, as before. ``CARDSIM_CLUSTER_WRITES`` in the
+        environment: ``auto`` (the default: as just said), ``client`` (the client
+        whatever the storage) or ``workers`` (storage the workers cannot write is refused
+        in one line, :class:`CardsimError`, before anything is written). The probe leaves
+        nothing behind: a folder it had to make is removed again."""
+        asked = os.environ.get(WRITES_VARIABLE, "auto").strip().lower() or "auto"
+        if asked not in ("auto", "workers", "client"):
+            raise CardsimError(
+                f"{WRITES_VARIABLE}={asked!r} is not a way to write a cluster's records: "
+                "use auto, workers or client"
+            )
         if request.records == "none":
             return False, "the client writes the statistics (only they cross the network)"
-        if os.environ.get(WRITES_VARIABLE, "auto").strip().lower() == "client":
+        if asked == "client":
             return False, f"the client writes the records ({WRITES_VARIABLE}=client)"
         if request.records_before(0) is None:
             return False, (
                 "the client writes the records (matches of any length: it numbers their deals)"
             )
         problem = self.shared_storage(folder)
+        if problem is not None and asked == "workers":
+            raise CardsimError(
+                f"the workers cannot write the run folder {folder}: {problem}; "
+                f"{WRITES_VARIABLE}=workers needs a folder every worker reaches at the same "
+                "path (unset it and the client writes the records)"
+            )
         if problem is not None:
             return False, f"the client writes the records ({problem})"
         return True, f"the workers write the records into {folder} (shared storage)"
@@ -281,10 +297,11 @@ class Cluster:
         from ..folder.writer import INCOMING
 
         area = Path(folder) / INCOMING
+        made = [path for path in (Path(folder), area) if not path.exists()]
         token = uuid.uuid4().hex
         mine = area / f"{PROBE_PREFIX}{token}"
         try:
-            area.mkdir(exist_ok=True)
+            area.mkdir(parents=True, exist_ok=True)
             mine.write_text(token, encoding="utf-8")
             try:
                 answers = self.client.run(
@@ -306,6 +323,9 @@ class Cluster:
                 self.probed.add(f"worker {address}")
         finally:
             mine.unlink(missing_ok=True)
+            for path in reversed(made):  # what the probe made, if left empty
+                with contextlib.suppress(OSError):
+                    path.rmdir()
         return None
 
     @property
