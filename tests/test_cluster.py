@@ -510,7 +510,7 @@ def _group_alive(pgid: int) -> bool:
 
 
 def simulate_on(
-    cardsim_exe: str, out: Path, port: int
+    cardsim_exe: str, out: Path, port: int, writes: str = "workers"
 ) -> tuple[subprocess.CompletedProcess, float]:
     """``cardsim simulate`` of 1,000 deals on the scheduler at 127.0.0.1:``port``, and
     the seconds it took."""
@@ -521,13 +521,52 @@ def simulate_on(
         capture_output=True,
         text=True,
         timeout=60,
+        env=writes_env(writes),
     )
     return result, time.monotonic() - started
 
 
-def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_exe):
+@WRITES
+def test_script_a_client_killed_mid_run_leaves_a_run_that_resume_completes(
+    tmp_path, cardsim_exe, writes
+):
+    """The client SIGKILLed with its local cluster (a crash: no clean stop): the finished
+    chunks are intact, and --resume on a cluster completes the run with a one-machine
+    run's records; what the workers had staged and nobody committed is gone."""
+    out = tmp_path / "cluster"
+    env = {**writes_env(writes), "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
+    client = subprocess.Popen(
+        [cardsim_exe, "simulate", "bmn", "--games", "200000", "--seed", "11"]
+        + ["--out", str(out), "--no-report", "--scheduler", "local:2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        wait_for_chunk(out, client)
+        os.killpg(client.pid, signal.SIGKILL)
+        client.communicate(timeout=60)
+    finally:
+        if _group_alive(client.pid):
+            os.killpg(client.pid, signal.SIGKILL)
+        stop(client)
+    assert client.returncode == -signal.SIGKILL
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "running" and meta["writes"] == writes  # crashed
+    assert_intact(out)
+    resume = ["simulate", "bmn", "--out", str(out), "--resume", "--no-report"]
+    result = runner.invoke(app, [*resume, "--scheduler", "local:2"], env=writes_env(writes))
+    assert result.exit_code == 0, result.output
+    assert not (out / "incoming").exists()
+    records_equal(out, one_machine(tmp_path / "here", dict(RUNS["single"], games=200_000)))
+
+
+@WRITES
+def test_script_unreachable_scheduler_is_one_line_within_10_s(tmp_path, cardsim_exe, writes):
     out = tmp_path / "never"
-    result, seconds = simulate_on(cardsim_exe, out, free_port())
+    result, seconds = simulate_on(cardsim_exe, out, free_port(), writes)
     assert seconds < 10
     one_error_line(result.returncode, result.stderr, "cannot reach the Dask scheduler")
     assert not out.exists()

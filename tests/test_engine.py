@@ -603,3 +603,34 @@ def test_a_request_s_identity_is_what_decides_its_records():
         differ = {k for k, v in other.identity().items() if v != request.identity()[k]}
         assert name in differ, name
     assert set(changed) | {"game"} == set(request.identity())
+
+
+def test_staged_files_are_committed_by_renaming_and_a_missing_one_never(tmp_path):
+    """A chunk a cluster's worker staged in incoming/ becomes the chunk's file by a rename,
+    with the manifest line the worker computed (equal to the client writing the same
+    records); a staged file that is not there raises StagedMissing and commits nothing;
+    what nobody committed is gone when the run finishes, and --force removes it too."""
+    from simulate.runs.folder.writer import StagedMissing, stage_table
+
+    request = make_request("bmn", games=2_000, seed=9, threads=1)
+    games = engine.play_chunk(request, 0, 2_000).games
+    with RunWriter(tmp_path / "client", request.meta()) as writer:
+        writer.write(0, 2_000, {"games": games})
+    out = tmp_path / "workers"
+    with RunWriter(out, request.meta()) as writer:
+        staged = stage_table(out, "000000000000-a", "games", games, "worker tcp://w")
+        assert (out / staged.file).is_file()
+        writer.write(0, 2_000, {"games": staged})
+        assert not (out / "incoming" / "000000000000-a").exists()  # the attempt's folder
+        lost = stage_table(out, "000000002000-b", "games", games)
+        (out / lost.file).unlink()
+        with pytest.raises(StagedMissing, match="is not here"):
+            writer.write(2_000, 2_000, {"games": lost})
+        stage_table(out, "000000002000-c", "games", games)  # a late attempt, never committed
+        assert len(read_manifest(out).entries) == 1
+        writer.finish({"status": "interrupted"})
+    assert not (out / "incoming").exists()
+    assert_same_bytes(out, tmp_path / "client")
+    stage_table(out, "000000002000-d", "games", games)
+    with RunWriter(out, request.meta(), force=True):
+        assert not (out / "incoming").exists()
