@@ -13,6 +13,7 @@ by its fixture or its ``finally``, even on failure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -249,6 +250,18 @@ def _stage_elsewhere(root: str | None) -> None:
         writer.stage_table = lambda folder, *args: real(f"{root}{folder}", *args)
 
 
+@contextlib.contextmanager
+def on_the_workers(address: str, change, setting, restored):
+    """``change(setting)`` run on every worker at ``address`` for the ``with`` block, then
+    ``change(restored)``."""
+    with distributed.Client(address, set_as_default=False) as client:
+        client.run(change, setting)
+        try:
+            yield
+        finally:
+            client.run(change, restored)
+
+
 def _probe_fails(fails: bool) -> None:
     """On a worker: its storage probe says it cannot reach the folder (False: as it is)."""
     import simulate.runs.cluster.task as task
@@ -270,14 +283,8 @@ def test_the_client_writes_where_the_workers_cannot_or_where_asked(
     options = dict(RUNS["single"], games=20_000)
     expected = one_machine(tmp_path / "here", options)
     game = options.pop("game")
-    with distributed.Client(local_address, set_as_default=False) as client:
-        client.run(_probe_fails, True)
-        try:
-            run = simulate.simulate(
-                game, out=tmp_path / "probe", scheduler=local_address, **options
-            )
-        finally:
-            client.run(_probe_fails, False)
+    with on_the_workers(local_address, _probe_fails, True, False):
+        run = simulate.simulate(game, out=tmp_path / "probe", scheduler=local_address, **options)
     assert run.meta["writes"] == "client" and "cannot reach" in run.meta["writes_why"]
     records_equal(tmp_path / "probe", expected)
     monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", "client")
@@ -298,12 +305,8 @@ def test_workers_asked_to_write_storage_they_cannot_reach_is_one_line_and_writes
     out = tmp_path / "never"
     args = ["simulate", "bmn", "--games", "1000", "--out", str(out), "--scheduler", local_address]
     monkeypatch.setenv("CARDSIM_CLUSTER_WRITES", "workers")
-    with distributed.Client(local_address, set_as_default=False) as client:
-        client.run(_probe_fails, True)
-        try:
-            result = runner.invoke(app, args)
-        finally:
-            client.run(_probe_fails, False)
+    with on_the_workers(local_address, _probe_fails, True, False):
+        result = runner.invoke(app, args)
     line = one_error_line(result.exit_code, result.stderr, "cannot write the run folder")
     assert str(out) in line and "cannot reach" in line and "CARDSIM_CLUSTER_WRITES" in line
     assert not out.exists()
@@ -323,14 +326,8 @@ def test_a_staged_file_the_client_cannot_see_is_played_again_and_written_by_the_
     expected = one_machine(tmp_path / "here", options)
     game = options.pop("game")
     elsewhere = tmp_path / "elsewhere"
-    with distributed.Client(local_address, set_as_default=False) as client:
-        client.run(_stage_elsewhere, str(elsewhere))
-        try:
-            run = simulate.simulate(
-                game, out=tmp_path / "cluster", scheduler=local_address, **options
-            )
-        finally:
-            client.run(_stage_elsewhere, None)
+    with on_the_workers(local_address, _stage_elsewhere, str(elsewhere), None):
+        run = simulate.simulate(game, out=tmp_path / "cluster", scheduler=local_address, **options)
     assert run.meta["writes"] == "client" and "is not here" in run.meta["writes_why"]
     assert list(elsewhere.rglob("*.parquet"))  # the staged files nobody committed
     assert not (tmp_path / "cluster" / "incoming").exists()
@@ -459,15 +456,11 @@ def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(
     cluster included. The client stops cleanly, the cluster goes away, and a one-machine
     --resume completes the run."""
     out = tmp_path / "cluster"
-    env = {**writes_env(writes), "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
-    client = subprocess.Popen(
-        [cardsim_exe, "simulate", "pis-yedili", "--games", "60000", "--seed", "12"]
-        + ["--players", "3", "--out", str(out), "--no-report", "--scheduler", "local:2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
+    client = slow_local_client(
+        cardsim_exe,
+        ["pis-yedili", "--games", "60000", "--seed", "12", "--players", "3"],
+        out,
+        writes,
     )
     try:
         wait_for_chunk(out, client)
@@ -494,6 +487,30 @@ def test_script_client_ctrl_c_keeps_finished_chunks_and_resume_completes(
     assert result.exit_code == 0, result.output
     expected = one_machine(tmp_path / "here", dict(RUNS["matches"], games=60_000, log=0, trace=0))
     records_equal(out, expected)
+
+
+def slow_local_client(cardsim_exe: str, args: list[str], out: Path, writes: str):
+    """``cardsim simulate ARGS --out OUT --scheduler local:2`` in a session of its own (its
+    local cluster in its process group), its tasks slowed by the test hooks, its records
+    written as ``writes`` says."""
+    env = {**writes_env(writes), "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
+    return subprocess.Popen(
+        [
+            cardsim_exe,
+            "simulate",
+            *args,
+            "--out",
+            str(out),
+            "--no-report",
+            "--scheduler",
+            "local:2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def _group_alive(pgid: int) -> bool:
@@ -534,15 +551,8 @@ def test_script_a_client_killed_mid_run_leaves_a_run_that_resume_completes(
     chunks are intact, and --resume on a cluster completes the run with a one-machine
     run's records; what the workers had staged and nobody committed is gone."""
     out = tmp_path / "cluster"
-    env = {**writes_env(writes), "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps([HOOKS])}
-    client = subprocess.Popen(
-        [cardsim_exe, "simulate", "bmn", "--games", "200000", "--seed", "11"]
-        + ["--out", str(out), "--no-report", "--scheduler", "local:2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
+    client = slow_local_client(
+        cardsim_exe, ["bmn", "--games", "200000", "--seed", "11"], out, writes
     )
     try:
         wait_for_chunk(out, client)
