@@ -278,8 +278,8 @@ def _probe_fails(fails: bool) -> None:
 def test_the_client_writes_where_the_workers_cannot_or_where_asked(
     local_address, tmp_path, monkeypatch
 ):
-    """Storage a worker cannot reach (its probe fails), the variable that asks for it, and
-    matches of any length: the client writes every record, as before, and says why."""
+    """Storage a worker cannot reach (its probe fails) and the variable that asks for it:
+    the client writes every record, as before, and says why."""
     options = dict(RUNS["single"], games=20_000)
     expected = one_machine(tmp_path / "here", options)
     game = options.pop("game")
@@ -292,11 +292,6 @@ def test_the_client_writes_where_the_workers_cannot_or_where_asked(
     assert run.meta["writes"] == "client" and "CARDSIM_CLUSTER_WRITES" in run.meta["writes_why"]
     records_equal(tmp_path / "asked", expected)
     monkeypatch.delenv("CARDSIM_CLUSTER_WRITES")
-    target = dict(game="crazy-eights", games=300, seed=3, players=3, rules={"target_score": 50})
-    run = simulate.simulate(
-        target.pop("game"), out=tmp_path / "target", scheduler=local_address, **target
-    )
-    assert run.meta["writes"] == "client" and "any length" in run.meta["writes_why"]
 
 
 def test_workers_asked_to_write_storage_they_cannot_reach_is_one_line_and_writes_nothing(
@@ -316,13 +311,39 @@ def test_workers_asked_to_write_storage_they_cannot_reach_is_one_line_and_writes
     assert not out.exists()
 
 
+def test_matches_of_any_length_are_numbered_and_staged_where_they_were_played(
+    local_address, tmp_path, monkeypatch
+):
+    """Matches to a target score (any number of deals): each task's chunk stays on its
+    worker until every earlier task's deals are counted, then its worker numbers and
+    stages them; the records, events and trace equal a one-machine run's."""
+    options = dict(TARGET_MATCHES, log=40, trace=5, rollouts=2)
+    expected = one_machine(tmp_path / "here", options)
+    game = options.pop("game")
+    monkeypatch.setattr("simulate.runs.cluster.session.SMALLEST_TASK", 1 << 10)  # tasks
+    run = simulate.simulate(game, out=tmp_path / "cluster", scheduler=local_address, **options)
+    assert run.meta["writes"] == "workers"
+    assert len(assert_intact(tmp_path / "cluster", 3_000).entries) > 4
+    assert not (tmp_path / "cluster" / "incoming").exists()
+    records_equal(tmp_path / "cluster", expected)
+
+
+TARGET_MATCHES = dict(
+    game="crazy-eights", games=3_000, seed=8, players=3, rules={"target_score": 60}
+)
+"""Matches of any length (to a target score), over many small tasks."""
+
+
+@pytest.mark.parametrize("kind", ["single", "target"])
 def test_a_staged_file_the_client_cannot_see_is_played_again_and_written_by_the_client(
-    local_address, tmp_path
+    local_address, tmp_path, monkeypatch, kind
 ):
     """A worker that passed the probe but stages its files where the client does not
     look (its storage changed under it): no such chunk is committed; each is played again
-    with its records sent back, the rest of the run too, and run.json says so."""
-    options = dict(RUNS["single"], games=20_000)
+    with its records sent back, the rest of the run too (matches held on the workers to be
+    numbered among them), and run.json says so."""
+    monkeypatch.setattr("simulate.runs.cluster.session.SMALLEST_TASK", 1 << 10)  # tasks
+    options = dict(RUNS["single"], games=20_000) if kind == "single" else dict(TARGET_MATCHES)
     expected = one_machine(tmp_path / "here", options)
     game = options.pop("game")
     elsewhere = tmp_path / "elsewhere"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import logging
 import os
 import signal
@@ -30,11 +29,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from ...core import arrow
 from ...core.errors import CardsimError
 from ...games.spec import Chunk
 from ..request import Request, max_threads
@@ -45,9 +39,11 @@ from .task import (
     Along,
     check_versions,
     describe,
+    numbered,
     play_task,
     probe_reply,
     probe_storage,
+    stage_played,
     worker_versions,
 )
 
@@ -273,10 +269,6 @@ class Cluster:
             return False, "the client writes the statistics (only they cross the network)"
         if asked == "client":
             return False, f"the client writes the records ({WRITES_VARIABLE}=client)"
-        if request.records_before(0) is None:
-            return False, (
-                "the client writes the records (matches of any length: it numbers their deals)"
-            )
         problem = self.shared_storage(folder)
         if problem is not None and asked == "workers":
             raise CardsimError(
@@ -416,13 +408,35 @@ class Cluster:
         arrived: dict[int, Chunk] = {}
         queue = as_completed(loop=self.client.loop)
         submitted = replayed = 0
+        # Matches of any length, staged: a task's chunk is played and kept on its worker
+        # (held), its deals counted (rows_of); once every earlier task's are, its deals
+        # are numbered and staged there (stage_played), never crossing the network.
+        held: dict[int, object] = {}  # position -> the future of its chunk, on a worker
+        rows_of: dict[int, int] = {}  # position -> its records, once known
+        counts: set[str] = set()  # the keys of the futures that count a chunk's records
+        numbered_up_to, rows_ahead = 0, 0
         with ProgressBar(request, progress, request.games - left) as bar:
             try:
+
+                def enqueue(position: int, future, counting: bool = False) -> None:
+                    live[future.key] = (position, future)
+                    queue.add(future)
+                    if counting:
+                        counts.add(future.key)
 
                 def submit(position: int, attempt: str = "") -> None:
                     at, games = tasks[position]
                     staging = None if stage is None or self.stage_failed else str(stage)
+                    key = f"cardsim-{run_id}-{at}{attempt}"
                     row = request.records_before(at) if staging else 0
+                    if staging is not None and row is None:
+                        chunk = self.client.submit(
+                            play_task, task, at, games, along, chunk_size, key=key, pure=False
+                        )
+                        held[position] = chunk
+                        rows = self.client.submit(_records, chunk, key=f"{key}-rows", pure=False)
+                        enqueue(position, rows, counting=True)
+                        return
                     future = self.client.submit(
                         play_task,
                         task,
@@ -433,11 +447,34 @@ class Cluster:
                         encoded,
                         staging,
                         row,
-                        key=f"cardsim-{run_id}-{at}{attempt}",
+                        key=key,
                         pure=False,
                     )
-                    live[future.key] = (position, future)
-                    queue.add(future)
+                    enqueue(position, future)
+
+                def number_held() -> None:
+                    """Stage each held chunk whose first deal's number is now known."""
+                    nonlocal numbered_up_to, rows_ahead
+                    while numbered_up_to in rows_of:
+                        position = numbered_up_to
+                        chunk = held.pop(position, None)
+                        if chunk is not None and self.stage_failed:
+                            submit(position, "-again")  # played again, sent back
+                        elif chunk is not None:
+                            at = tasks[position][0]
+                            row = rows_ahead + (rows_before(at) if rows_before else 0)
+                            future = self.client.submit(
+                                stage_played,
+                                chunk,
+                                str(stage),
+                                at,
+                                row,
+                                key=f"cardsim-{run_id}-{at}-staged",
+                                pure=False,
+                            )
+                            enqueue(position, future)
+                        rows_ahead += rows_of[position]
+                        numbered_up_to += 1
 
                 for position, (first, count) in enumerate(tasks):
                     while submitted < min(len(tasks), position + window):
@@ -446,10 +483,17 @@ class Cluster:
                     while position not in arrived:
                         at, future = live.pop(next(queue).key)
                         found = self._result(future, tasks[at])
+                        if future.key in counts:  # a held chunk's deals, counted
+                            rows_of[at] = found
+                            number_held()
+                            continue
                         if stage is not None and not self._committable(found, stage):
+                            held.pop(at, None)
                             submit(at, "-again")  # its records come back to the client
                             continue
                         arrived[at] = found
+                        rows_of.setdefault(at, _records(found))
+                        number_held()
                         bar.advance(tasks[at][1])
                     chunk = arrived.pop(position)
                     if _staged(chunk):  # numbered by its worker, written into place
@@ -463,9 +507,10 @@ class Cluster:
                     yield first, count, chunk
             finally:
                 queue.clear()
-                if live:
+                if live or held:
                     try:
-                        self.client.cancel([future for _, future in live.values()])
+                        futures = [future for _, future in live.values()]
+                        self.client.cancel([*futures, *held.values()])
                     except Exception:  # a lost scheduler took them already
                         pass
 
@@ -527,31 +572,6 @@ def _staged(chunk: Chunk) -> bool:
 def _records(chunk: Chunk) -> int:
     """The records (deals in match play) ``chunk`` holds or, reduced, stands for."""
     return chunk.games.num_rows if chunk.aggregates is None else chunk.aggregates.records
-
-
-def numbered(chunk: Chunk, row: int) -> Chunk:
-    """``chunk`` with its records' ``game`` numbered from ``row``, and its logged deals'
-    events and traced deals' trace with them (match play: a task numbers them from 0, not knowing how many deals
-    the matches before it had)."""
-    games = chunk.games
-    if games is not None:
-        index = games.schema.get_field_index("game")
-        numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
-        games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
-    events, trace = (_shifted(table, row) for table in (chunk.events, chunk.trace))
-    found = chunk.aggregates  # aggregate-only: the longest and first deals it keeps
-    if found is not None:
-        found = found.shifted(row)
-    return dataclasses.replace(chunk, games=games, events=events, aggregates=found, trace=trace)
-
-
-def _shifted(table: pa.Table | None, row: int) -> pa.Table | None:
-    """``table`` (logged events, a trace) with its ``game`` column shifted by ``row``."""
-    if table is None:
-        return None
-    index = table.schema.get_field_index("game")
-    shifted = pc.add(table["game"], pa.scalar(row, table.schema.field(index).type))
-    return table.set_column(index, table.schema.field(index), shifted)
 
 
 __all__ = ["VERSIONED", "Cluster", "connect", "numbered"]

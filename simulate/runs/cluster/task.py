@@ -26,6 +26,11 @@ import threading
 import uuid
 from dataclasses import dataclass
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ...core import arrow
 from ...core.errors import CardsimError
 from ...games.spec import Chunk
 from ..request import Request, make_request, max_threads, traced
@@ -291,6 +296,38 @@ def staged(chunk: Chunk, folder: str, first: int) -> Chunk:
         table = getattr(chunk, kind)
         tables[kind] = None if table is None else stage_table(folder, attempt, kind, table, worker)
     return Chunk(**tables)
+
+
+def numbered(chunk: Chunk, row: int) -> Chunk:
+    """``chunk`` with its records' ``game`` numbered from ``row``, and its logged deals'
+    events and traced deals' trace with them (match play: a task numbers them from 0, not knowing how many deals
+    the matches before it had)."""
+    games = chunk.games
+    if games is not None:
+        index = games.schema.get_field_index("game")
+        numbers = arrow.numeric(np.arange(row, row + games.num_rows, dtype=np.int64))
+        games = games.set_column(index, games.schema.field(index), pa.chunked_array([numbers]))
+    events, trace = (_shifted(table, row) for table in (chunk.events, chunk.trace))
+    found = chunk.aggregates  # aggregate-only: the longest and first deals it keeps
+    if found is not None:
+        found = found.shifted(row)
+    return dataclasses.replace(chunk, games=games, events=events, aggregates=found, trace=trace)
+
+
+def _shifted(table: pa.Table | None, row: int) -> pa.Table | None:
+    """``table`` (logged events, a trace) with its ``game`` column shifted by ``row``."""
+    if table is None:
+        return None
+    index = table.schema.get_field_index("game")
+    shifted = pc.add(table["game"], pa.scalar(row, table.schema.field(index).type))
+    return table.set_column(index, table.schema.field(index), shifted)
+
+
+def stage_played(chunk: Chunk, folder: str, first: int, row: int) -> Chunk:
+    """A Dask task, on the worker that holds ``chunk`` (a match-play task's chunk, its
+    deals numbered from 0): its deals numbered from ``row`` (:func:`numbered`), then its
+    files staged (:func:`staged`)."""
+    return staged(numbered(chunk, row), folder, first)
 
 
 PROBE_PREFIX = "probe-"
