@@ -60,8 +60,9 @@ test-fast: warm
 test-deep: warm
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m hypothesis --hypothesis-profile deep -q
 
+# make bench ARGS="--only aggregates" (any of python -m simulate.app.bench --help's options)
 bench: $(STAMP)
-	$(BIN)/python -m simulate.app.bench
+	$(BIN)/python -m simulate.app.bench $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check simulate analysis tests
