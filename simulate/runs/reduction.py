@@ -125,7 +125,8 @@ def _buffer(name: str, n: int, dtype) -> np.ndarray:
     """An array of ``n`` items of ``dtype`` that this thread reuses chunk after chunk: a
     fresh one costs a page fault on each of its pages when first written (about 2 ms a
     megabyte on a virtual machine), more than the loop that fills it. The thread keeps
-    the largest asked for (about 30 MB for chunks of 2**20 records)."""
+    the largest asked for (about 60 MB for an aggregate-only run's chunks of 2**21
+    records)."""
     held = getattr(_scratch, name, None)
     if held is None or held.shape[0] < n or held.dtype != dtype:
         held = np.empty(n, dtype)
