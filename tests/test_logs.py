@@ -170,7 +170,7 @@ def test_run_folder_keeps_the_log_chunked_and_load_run_reads_it(tmp_path):
 
 
 def test_resume_completes_the_log(tmp_path):
-    from simulate.runs.engine import play_chunks, play_run, stream
+    from simulate.runs.engine import REDUCED_CHUNKS, play_chunks, play_run, stream
     from simulate.runs.folder.writer import RunWriter
     from simulate.runs.request import make_request
 
@@ -258,7 +258,7 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     that hold them (later chunks merge into one file); they equal a full run's, the
     aggregates equal those of the full run's records, and --resume completes the log."""
     from simulate.runs.aggregate_runs import reduced
-    from simulate.runs.engine import play_chunks, play_run, stream
+    from simulate.runs.engine import REDUCED_CHUNKS, play_chunks, play_run, stream
     from simulate.runs.folder.aggregates import aggregate_games
     from simulate.runs.folder.manifest import read_manifest
     from simulate.runs.folder.writer import RunWriter
@@ -269,7 +269,8 @@ def test_an_aggregate_only_run_keeps_its_log(tmp_path):
     meta = aggregate_only.meta()
     full, aggregate = tmp_path / "full", tmp_path / "none"
     play_run(request, out=full, chunk_size=1_000, collect=False)
-    play_run(aggregate_only, out=aggregate, chunk_size=1_000, collect=False)
+    # an aggregate-only run plays REDUCED_CHUNKS chunks' games at a time: chunks of 1,000
+    play_run(aggregate_only, out=aggregate, chunk_size=1_000 // REDUCED_CHUNKS, collect=False)
     entries = read_manifest(aggregate).entries
     assert [("events" in e.parts, e.count) for e in entries] == [
         (True, 1_000),
