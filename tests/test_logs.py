@@ -170,7 +170,7 @@ def test_run_folder_keeps_the_log_chunked_and_load_run_reads_it(tmp_path):
 
 
 def test_resume_completes_the_log(tmp_path):
-    from simulate.runs.engine import REDUCED_CHUNKS, play_chunks, play_run, stream
+    from simulate.runs.engine import play_chunks, play_run, stream
     from simulate.runs.folder.writer import RunWriter
     from simulate.runs.request import make_request
 
