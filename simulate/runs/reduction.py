@@ -20,7 +20,8 @@ The records are never copied: every integer column is read where Arrow holds it.
    so both tables are its own. Rows not in (game, rotation) order (never from the engine)
    are left to the readable selection, which sorts them.
 
-Match play's ``matches`` (a fourth of the rows) keep the readable reduction.
+Match play's ``matches`` are grouped by the seats that share the win (a bit per seat, the
+shares checked as the readable reduction checks them) and counted the same way.
 """
 
 from __future__ import annotations
