@@ -31,7 +31,6 @@ import threading
 import numba
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from numba import njit, prange
 
 from .folder.aggregates import (
@@ -47,6 +46,7 @@ from .folder.aggregates import (
     length_columns,
     top_rows,
 )
+from .folder.batch import batch_of
 from .folder.distribution import Distribution
 from .reduction_rows import group_id, others_term, signed_sum
 
@@ -64,11 +64,15 @@ def reduce_records(games: pa.Table, meta: dict, matches: pa.Table | None = None)
     if not 0 < games.num_rows < 2**31:  # int32 counters; an empty chunk has nothing
         return aggregate_games(games, meta, matches)
     lengths = length_columns(meta, games.schema.names)
-    data, labels = _read(games)
+    batch = batch_of(games)  # every column where Arrow holds it; strings as codes
+    data, labels = batch.data, batch.labels
     columns = {
         name: values
         for name, values in data.items()
-        if name not in INDEX_COLUMNS and name not in KEY_COLUMNS and name not in labels
+        if name not in INDEX_COLUMNS
+        and name not in KEY_COLUMNS
+        and name not in labels
+        and values.dtype.kind in "biu"
     }
     parts = numba.get_num_threads()
     groups = _Groups(data, labels, parts)
@@ -96,27 +100,6 @@ def reduce_records(games: pa.Table, meta: dict, matches: pa.Table | None = None)
         _match_aggregates(matches, parts) if matches is not None else None,
         {c: tuple(labels[c]) for c in KEY_COLUMNS if c in labels},
     )
-
-
-def _read(games: pa.Table) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-    """``(data, labels)``: every integer (or bool) column of ``games`` as a numpy array
-    where Arrow holds it (no copy), and every string or dictionary column as its codes
-    (int, -1 for null) with its labels, as :func:`~.folder.batch.batch_of` reads them."""
-    table = games.combine_chunks()
-    data, labels = {}, {}
-    for name, column in zip(table.schema.names, table.columns, strict=True):
-        array = column.chunk(0)
-        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
-            array = pc.dictionary_encode(array)
-        if pa.types.is_dictionary(array.type):
-            labels[name] = [str(v) for v in array.dictionary.to_pylist()]
-            codes = array.indices if not array.null_count else pc.fill_null(array.indices, -1)
-            data[name] = codes.to_numpy(zero_copy_only=False)
-        elif pa.types.is_integer(array.type) and not array.null_count:
-            data[name] = array.to_numpy(zero_copy_only=False)
-        elif pa.types.is_boolean(array.type) and not array.null_count:
-            data[name] = array.to_numpy(zero_copy_only=False)
-    return data, labels
 
 
 _scratch = threading.local()

@@ -82,7 +82,8 @@ def from_record_batch(record_batch: pa.RecordBatch, start: int) -> Batch:
             column = pc.dictionary_encode(column)
         if pa.types.is_dictionary(column.type):
             labels[name] = [str(v) for v in column.dictionary.to_pylist()]
-            data[name] = pc.fill_null(column.indices, -1).to_numpy()
+            codes = pc.fill_null(column.indices, -1) if column.null_count else column.indices
+            data[name] = codes.to_numpy(zero_copy_only=False)
         else:
             data[name] = column.to_numpy(zero_copy_only=False)
     return Batch(start=start, data=data, labels=labels)
