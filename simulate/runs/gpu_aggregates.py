@@ -243,19 +243,9 @@ class _Groups:
         slot[present] = np.arange(len(present), dtype=np.int32)
         self.slot = cuda.to_device(slot)
         self.sizes = sizes[present]
-        self.keys, self.end_codes = [], []
-        for g in present.tolist():
-            rank, rest = g % ranks - 1, g // ranks
-            winner, end = rest % winners - 1, rest // winners - 1
-            self.keys.append(
-                (
-                    self.ends[end] if end >= 0 else None,
-                    int(winner),
-                    self.ranks[rank] if rank >= 0 else None,
-                )
-            )
-            self.end_codes.append(end)
-        self.end_codes = np.array(self.end_codes, np.int64)
+        from .folder.aggregates import group_keys
+
+        self.keys, self.end_codes = group_keys(present, self.ends, winners, self.ranks)
         self.end_sizes = [int(self.sizes[self.end_codes == e].sum()) for e in range(len(self.ends))]
 
     def count(self, values) -> tuple[int, np.ndarray]:

@@ -43,6 +43,7 @@ from .folder.aggregates import (
     MatchAggregates,
     aggregate_games,
     derived_columns,
+    group_keys,
     length_columns,
     top_rows,
 )
@@ -208,19 +209,7 @@ class _Groups:
         self.slot = _buffer("slot", n, narrow)
         _to_slots(gid, slot, self.slot)
         self.sizes = sizes[present]
-        self.keys, end_codes = [], []
-        for g in present.tolist():
-            rank, rest = g % self.rank_span - 1, g // self.rank_span
-            winner_, end = rest % self.winners - 1, rest // self.winners - 1
-            self.keys.append(
-                (
-                    self.ends[end] if end >= 0 else None,
-                    int(winner_),
-                    self.ranks[rank] if rank >= 0 else None,
-                )
-            )
-            end_codes.append(end)
-        self.end_codes = np.array(end_codes, np.int64)
+        self.keys, self.end_codes = group_keys(present, self.ends, self.winners, self.ranks)
 
     def count(self, values: np.ndarray):
         """``(least, counts)``: int64[groups, span], the rows per group and value; None

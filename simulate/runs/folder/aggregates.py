@@ -521,18 +521,30 @@ def _groups(batch, names: Sequence[str]) -> dict[tuple, dict]:
     if OTHERS in made:
         columns[OTHERS] = _others_score(columns, winner, made[OTHERS][1])
     columns.update(decision_columns(columns))
-    groups = {}
-    keys = []
-    for g in present.tolist():
-        rank = g % rank_span - 1
-        rest = g // rank_span
-        w = rest % players_span - 1
-        e = rest // players_span - 1
-        key = (ends[e] if e >= 0 else None, int(w), ranks[rank] if rank >= 0 else None)
-        keys.append(key)
-        groups[key] = {"n": 0}
+    keys, _ = group_keys(present, ends, players_span, ranks or ())
+    groups = {key: {"n": 0} for key in keys}
     _count_into(groups, keys, inverse, columns)
     return groups
+
+
+def group_keys(
+    present: np.ndarray, ends: Sequence[str], winners: int, ranks: Sequence[str]
+) -> tuple[list[tuple], np.ndarray]:
+    """The groups ``(end, winner, finish_rank)`` of the group ids ``present``, numbered
+    ``((end + 1) * winners + winner + 1) * (len(ranks) + 1) + finish_rank + 1`` (codes into
+    ``ends`` and ``ranks``, -1 for none; ``winners``: the seats plus one), as every
+    reduction numbers them (:func:`simulate.runs.reduction_rows.group_id`); and each
+    group's end code (int64, -1 for none)."""
+    rank_span = len(ranks) + 1
+    keys, end_codes = [], []
+    for g in np.asarray(present).tolist():
+        rank, rest = g % rank_span - 1, g // rank_span
+        winner, end = rest % winners - 1, rest // winners - 1
+        keys.append(
+            (ends[end] if end >= 0 else None, int(winner), ranks[rank] if rank >= 0 else None)
+        )
+        end_codes.append(end)
+    return keys, np.array(end_codes, np.int64)
 
 
 def _small_unique(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
