@@ -153,63 +153,27 @@ def _match_aggregates(matches: pa.Table, parts: int) -> MatchAggregates:
     present = np.flatnonzero(sizes)
     slot = np.full(len(sizes), -1, np.int32)
     slot[present] = np.arange(len(present), dtype=np.int32)
-    slot = slot[won]
     keys = [tuple(s for s in range(len(shares)) if m >> s & 1) for m in present.tolist()]
-    groups: dict[tuple[int, ...], dict] = {
-        key: {"n": int(sizes[m])} for key, m in zip(keys, present, strict=True)
-    }
-    slots = np.int64(len(keys))
+    counter = _Slotted(keys, sizes[present], slot[won], parts)
+    counted = {}
     for name in names:
         if name in MATCH_INDEX or not pa.types.is_integer(matches.schema.field(name).type):
             continue
-        values = matches.column(name).to_numpy()
-        low, high = _bounds(values, parts)
-        span = int(high) - int(low) + 1
-        if span * len(keys) > MAX_BINS:
+        found = counter.count(matches.column(name).to_numpy())
+        if found is None:
             return MatchAggregates.of_table(matches)
-        counts = _histogram(values, np.int64(low), np.int64(span), slot, slots, parts)
-        counts = counts.reshape(len(keys), span)
-        for i, key in enumerate(keys):
-            groups[key][name] = Distribution.from_bins(int(low), counts[i])
+        counted[name] = found
+    groups = counter.distributions(counted)
     return MatchAggregates(matches.num_rows, groups, matches.schema)
 
 
-class _Groups:
-    """The groups of a chunk's rows, and the histograms of its columns per group."""
+class _Slotted:
+    """Rows in groups: ``keys`` (one per group), ``sizes`` (int64, the rows of each),
+    ``slot`` (each row's group, its place in ``keys``); the histograms of columns per
+    group, on ``parts`` threads."""
 
-    def __init__(self, data: dict, labels: dict, parts: int):
-        self.parts = parts
-        self.ends = list(labels.get("end", []))
-        ranks = labels.get("finish_rank")
-        winner = data["winner"]
-        n = len(winner)
-        self.end = data["end"] if "end" in data else np.full(n, -1, np.int8)
-        finish = data["finish_rank"] if ranks is not None else self.end
-        self.ranks = list(ranks) if ranks is not None else []
-        self.winners = int(_bounds(winner, parts)[1]) + 2
-        self.rank_span = len(self.ranks) + 1
-        possible = (len(self.ends) + 1) * self.winners * self.rank_span
-        gid = _buffer("gid", n, np.int32)
-        _group_ids(
-            self.end,
-            winner,
-            finish,
-            np.int64(ranks is not None),
-            np.int64(self.winners),
-            np.int64(self.rank_span),
-            gid,
-        )
-        sizes = np.bincount(gid, minlength=possible)
-        present = np.flatnonzero(sizes)
-        # each row's group's place among the groups present, as narrow as it fits: every
-        # column's pass reads it
-        narrow = np.int16 if len(present) <= np.iinfo(np.int16).max else np.int32
-        slot = np.full(possible, -1, narrow)
-        slot[present] = np.arange(len(present), dtype=narrow)
-        self.slot = _buffer("slot", n, narrow)
-        _to_slots(gid, slot, self.slot)
-        self.sizes = sizes[present]
-        self.keys, self.end_codes = group_keys(present, self.ends, self.winners, self.ranks)
+    def __init__(self, keys: list, sizes: np.ndarray, slot: np.ndarray, parts: int):
+        self.keys, self.sizes, self.slot, self.parts = keys, sizes, slot, parts
 
     def count(self, values: np.ndarray):
         """``(least, counts)``: int64[groups, span], the rows per group and value; None
@@ -238,6 +202,39 @@ class _Groups:
                     values[cuts[i] : cuts[i + 1]], tallies[cuts[i] : cuts[i + 1]]
                 )
         return groups
+
+
+class _Groups(_Slotted):
+    """The groups ``(end, winner, finish_rank)`` of a chunk's rows."""
+
+    def __init__(self, data: dict, labels: dict, parts: int):
+        self.ends = list(labels.get("end", []))
+        ranks = labels.get("finish_rank")
+        winner = data["winner"]
+        n = len(winner)
+        self.end = data["end"] if "end" in data else np.full(n, -1, np.int8)
+        finish = data["finish_rank"] if ranks is not None else self.end
+        self.ranks = list(ranks) if ranks is not None else []
+        self.winners = int(_bounds(winner, parts)[1]) + 2
+        self.rank_span = len(self.ranks) + 1
+        possible = (len(self.ends) + 1) * self.winners * self.rank_span
+        gid = _buffer("gid", n, np.int32)
+        _group_ids(
+            self.end,
+            winner,
+            finish,
+            np.int64(ranks is not None),
+            np.int64(self.winners),
+            np.int64(self.rank_span),
+            gid,
+        )
+        sizes = np.bincount(gid, minlength=possible)
+        present = np.flatnonzero(sizes)
+        slot = np.full(possible, -1, np.int32)
+        slot[present] = np.arange(len(present), dtype=np.int32)
+        _to_slots(gid, slot, gid)  # each row's group's place among the groups present
+        keys, self.end_codes = group_keys(present, self.ends, self.winners, self.ranks)
+        super().__init__(keys, sizes[present], gid, parts)
 
     def kept_rows(self, data: dict, lengths: dict) -> np.ndarray | None:
         """The rows (sorted int64) that hold every game the readable reduction keeps in
@@ -303,7 +300,7 @@ def _group_ids(end, winner, finish, has_finish, winners, ranks, gid):
 
 @njit(cache=True, parallel=True)
 def _to_slots(gid, slot, out):
-    """Each row's group's slot (``slot[gid]``)."""
+    """Each row's group's slot (``slot[gid]``; ``out`` may be ``gid`` itself)."""
     for i in prange(gid.shape[0]):
         out[i] = slot[gid[i]]
 
