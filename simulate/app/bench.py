@@ -98,6 +98,31 @@ def _row(label: str, play, games: int, repeats: int, cores: int) -> float:
     return one
 
 
+def _whole_run_benches(cores: int) -> dict[str, Callable[[int, int], None]]:
+    """The ``--only`` benches of whole runs (or of other costs than the kernels'), each
+    called with ``(games, repeats)``; the slower imports only when asked for."""
+
+    def aggregates(games: int, repeats: int) -> None:
+        from .bench_reduction import aggregate_cost
+
+        aggregate_cost(games, repeats, cores)
+
+    def cluster(games: int, repeats: int) -> None:  # needs pip install 'cardsim[cluster]'
+        from ..runs.cluster.bench import cluster_bench
+
+        cluster_bench(games, repeats, workers=cores)
+
+    return {
+        "runs": lambda games, repeats: whole_runs(games, repeats, cores),
+        "durability": durability,
+        "logs": lambda games, repeats: log_cost(games, repeats, cores),
+        "search": lambda games, repeats: search_rates(games, repeats, cores),
+        "trace": lambda games, repeats: trace_rates(games, repeats, cores),
+        "aggregates": aggregates,
+        "cluster": cluster,
+    }
+
+
 def openspiel_rate(players: int, seconds: float = 3.0) -> float | None:
     """OpenSpiel's crazy_eights with uniform random bots, games/s on one core (or None)."""
     try:
@@ -155,30 +180,9 @@ def main(argv: list[str] | None = None) -> None:
         against(args.against, against_kernels(args.only, args.games), args.repeats, args.rounds)
         return
     cores = numba.config.NUMBA_NUM_THREADS
-    if args.only == "runs":
-        whole_runs(args.games, args.repeats, cores)
-        return
-    if args.only == "durability":
-        durability(args.games, args.repeats)
-        return
-    if args.only == "logs":
-        log_cost(args.games, args.repeats, cores)
-        return
-    if args.only == "search":
-        search_rates(args.games, args.repeats, cores)
-        return
-    if args.only == "trace":
-        trace_rates(args.games, args.repeats, cores)
-        return
-    if args.only == "aggregates":
-        from .bench_reduction import aggregate_cost
-
-        aggregate_cost(args.games, args.repeats, cores)
-        return
-    if args.only == "cluster":  # needs pip install 'cardsim[cluster]'
-        from ..runs.cluster.bench import cluster_bench
-
-        cluster_bench(args.games, args.repeats, workers=cores)
+    whole = _whole_run_benches(cores).get(args.only)
+    if whole is not None:  # a bench of whole runs rather than of the kernels
+        whole(args.games, args.repeats)
         return
     print(
         f"{args.games:,} games per run, median of {args.repeats} runs; {cores} threads = all "
