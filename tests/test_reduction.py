@@ -94,7 +94,9 @@ def test_a_match_whose_shares_are_not_even_is_refused_as_the_readable_one_refuse
         reduce_records(played, meta, broken)
 
 
-def test_an_empty_chunk_reduces_as_the_readable_one():
+def test_an_empty_chunk_counts_nothing_and_merges_as_nothing():
     played, _, meta = _records("bmn", 2, 100)
-    empty = played.slice(0, 0)
-    _assert_equal(reduce_records(empty, meta), aggregate_games(empty, meta))
+    empty = reduce_records(played.slice(0, 0), meta)
+    assert empty.records == 0 and empty.groups == {} and empty.longest.num_rows == 0
+    full = reduce_records(played, meta)
+    _assert_equal(empty.merge(full), full)
